@@ -1,0 +1,14 @@
+//! llm-edit-lsp: turn what an LLM wrote into precise, all-or-nothing edits.
+//!
+//! The pipeline runs one way:
+//!
+//! ```text
+//! payload ──parse──▶ model::EditBatch ──resolve──▶ located edits
+//!         ──plan──▶ plan::Plan (sorted, disjoint edits per file) ──▶ CLI | LSP
+//! ```
+//!
+//! See `docs/architecture.md` for the map and the invariants.
+
+pub mod error;
+pub mod model;
+pub mod parse;

@@ -1,0 +1,206 @@
+//! Markdown helpers shared by the block parsers: fences and path lines.
+
+use super::Scan;
+
+/// An opening code fence: ```` ```python ```` or `~~~`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fence {
+    /// The fence character (`` ` `` or `~`).
+    pub ch: char,
+    /// How many of them (3 or more).
+    pub len: usize,
+    /// The info string after the fence, trimmed (`python`, a path, or empty).
+    pub info: String,
+}
+
+/// Parses a fence line (up to 3 spaces of indentation, 3+ backticks or tildes).
+pub fn fence(line: &str) -> Option<Fence> {
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    if indent > 3 {
+        return None;
+    }
+    let rest = &line[indent..];
+    let ch = rest.chars().next()?;
+    if ch != '`' && ch != '~' {
+        return None;
+    }
+    let len = rest.chars().take_while(|&c| c == ch).count();
+    if len < 3 {
+        return None;
+    }
+    let info = rest[len..].trim();
+    if ch == '`' && info.contains('`') {
+        return None;
+    }
+    Some(Fence {
+        ch,
+        len,
+        info: info.to_string(),
+    })
+}
+
+/// Does `line` close `open` (same character, at least as long, nothing after)?
+pub fn closes(line: &str, open: &Fence) -> bool {
+    match fence(line) {
+        Some(f) => f.ch == open.ch && f.len >= open.len && f.info.is_empty(),
+        None => false,
+    }
+}
+
+/// Strips markdown decoration from a candidate path line: backticks, `**`,
+/// `#` headings, a list bullet, a `File:`/`Path:` prefix, a trailing `:`.
+pub fn strip_path_decoration(line: &str) -> String {
+    let mut s = line.trim();
+    loop {
+        let before = s;
+        s = s.trim_start_matches('#').trim();
+        for prefix in ["- ", "* ", "+ "] {
+            if let Some(rest) = s.strip_prefix(prefix) {
+                s = rest.trim();
+            }
+        }
+        for (open, close) in [
+            ("**", "**"),
+            ("__", "__"),
+            ("`", "`"),
+            ("*", "*"),
+            ("_", "_"),
+        ] {
+            if s.len() > open.len() + close.len() {
+                if let Some(inner) = s.strip_prefix(open).and_then(|r| r.strip_suffix(close)) {
+                    s = inner.trim();
+                }
+            }
+        }
+        for prefix in [
+            "File:",
+            "file:",
+            "FILE:",
+            "Path:",
+            "path:",
+            "Filename:",
+            "filename:",
+        ] {
+            if let Some(rest) = s.strip_prefix(prefix) {
+                s = rest.trim();
+            }
+        }
+        if let Some(rest) = s.strip_suffix(':') {
+            s = rest.trim_end();
+        }
+        s = s.trim_matches('`').trim();
+        if s == before {
+            break;
+        }
+    }
+    s.to_string()
+}
+
+/// Does a stripped line look like a file path rather than prose?
+///
+/// A path has no sentence punctuation at its end, no more than a few words,
+/// and either a `/`, an extension, or is a single word (`Makefile`).
+pub fn looks_like_path(s: &str) -> bool {
+    if s.is_empty() || s.len() > 300 {
+        return false;
+    }
+    if s.ends_with(['.', '!', '?', ',', ';', ')', ':'])
+        || s.starts_with(['<', '>', '=', '{', '}', '(', '|', '"', '\''])
+    {
+        return false;
+    }
+    if s.contains(['<', '>', '|', '"', '*', '?', '\t', '`']) {
+        return false;
+    }
+    let words = s.split_whitespace().count();
+    if words == 1 {
+        return true;
+    }
+    let has_ext = s.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty()
+            && !ext.is_empty()
+            && ext.len() <= 10
+            && ext.chars().all(|c| c.is_ascii_alphanumeric())
+    });
+    words <= 4 && (s.contains('/') || has_ext)
+}
+
+/// The path of a block whose opening marker is 0-based line `marker`:
+/// the last non-empty line before it (or before its fence), or the fence's
+/// info string when that is a path. `None` when no such line looks like a path.
+pub fn path_before(scan: &Scan, marker: usize) -> Option<String> {
+    let mut i = marker;
+    // Skip blank lines between the path and the marker.
+    while i > 0 && scan.lines[i - 1].trim().is_empty() {
+        i -= 1;
+    }
+    if i == 0 {
+        return None;
+    }
+    let prev = scan.lines[i - 1];
+    if let Some(f) = fence(prev) {
+        // ```path/to/file.py  or  ```python with the path on the line before.
+        let info = strip_path_decoration(&f.info);
+        if is_fence_info_path(&info) {
+            return Some(info);
+        }
+        let mut j = i - 1;
+        while j > 0 && scan.lines[j - 1].trim().is_empty() {
+            j -= 1;
+        }
+        if j == 0 {
+            return None;
+        }
+        let candidate = strip_path_decoration(scan.lines[j - 1]);
+        return (looks_like_path(&candidate) && fence(scan.lines[j - 1]).is_none())
+            .then_some(candidate);
+    }
+    let candidate = strip_path_decoration(prev);
+    looks_like_path(&candidate).then_some(candidate)
+}
+
+/// A fence info string is a path (not a language name) when it has a `/` or
+/// an extension: ```` ```app/__init__.py ````, not ```` ```python ````.
+fn is_fence_info_path(info: &str) -> bool {
+    if info.is_empty() || info.contains(char::is_whitespace) && !info.contains('/') {
+        return false;
+    }
+    looks_like_path(info) && (info.contains('/') || info.contains('.'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strips_decoration() {
+        assert_eq!(strip_path_decoration("**src/app.py**"), "src/app.py");
+        assert_eq!(strip_path_decoration("`src/app.py`:"), "src/app.py");
+        assert_eq!(strip_path_decoration("File: src/app.py"), "src/app.py");
+        assert_eq!(
+            strip_path_decoration("### `docs/User Guide.md`"),
+            "docs/User Guide.md"
+        );
+    }
+
+    #[test]
+    fn tells_paths_from_prose() {
+        assert!(looks_like_path("src/app.py"));
+        assert!(looks_like_path("Makefile"));
+        assert!(looks_like_path("docs/User Guide.md"));
+        assert!(!looks_like_path("And the threshold constant:"));
+        assert!(!looks_like_path("Here is the change."));
+        assert!(!looks_like_path("You can check it with"));
+    }
+
+    #[test]
+    fn path_from_fence_info_or_line_before() {
+        let text = "app/a.py\n```python\n<<<<<<< SEARCH\n";
+        let scan = Scan::new(text);
+        assert_eq!(path_before(&scan, 2).as_deref(), Some("app/a.py"));
+        let scan = Scan::new("```app/b.py\n<<<<<<< SEARCH\n");
+        assert_eq!(path_before(&scan, 1).as_deref(), Some("app/b.py"));
+        let scan = Scan::new("Then this:\n```\n<<<<<<< SEARCH\n");
+        assert_eq!(path_before(&scan, 2), None);
+    }
+}

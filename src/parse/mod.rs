@@ -1,0 +1,271 @@
+//! Payload text → edit model. One module per format; parsing never panics.
+//!
+//! [`parse`] takes everything the LLM returned. A payload that is JSON (an
+//! object or array, possibly inside a ```json fence) goes to [`json`]; any
+//! other text is a markdown response scanned line by line: at each line every
+//! block format is asked whether a block opens there ([`BlockParser::opens`]),
+//! and the first that says yes parses it ([`BlockParser::parse`]) and tells
+//! where scanning resumes. Text between blocks (prose, example code) is
+//! ignored. Edits get their 1-based index in payload order at the end.
+//!
+//! Architecture invariant: parsers see only the payload, never the files;
+//! whatever needs the file (matching, existence) belongs to `resolve`.
+
+pub mod apply_patch;
+pub mod edit_block;
+pub mod edit_block_v2;
+pub mod find_replace;
+pub mod json;
+pub mod markdown;
+pub mod roo_diff;
+pub mod search_replace;
+pub mod suggestions;
+pub mod unified_diff;
+
+use crate::error::{EditError, ErrorKind};
+use crate::model::{Edit, EditBatch, EditOp, Format, Ordering, SourceSpan};
+
+/// Largest payload accepted, in bytes. Larger ones are a `parse` error.
+pub const MAX_PAYLOAD_BYTES: usize = 64 * 1024 * 1024;
+
+/// An edit as a parser produces it, before it gets its payload index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParsedEdit {
+    /// Target path, as written (decoration stripped).
+    pub path: String,
+    /// The format it was written in.
+    pub format: Format,
+    /// Its payload lines (1-based, inclusive).
+    pub source: SourceSpan,
+    /// Sequential or simultaneous (see [`Scan::next_group`]).
+    pub ordering: Ordering,
+    /// What it does.
+    pub op: EditOp,
+}
+
+/// What parsing a payload gives: the batch, and every parse error.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Parsed {
+    /// The edits found, indexed in payload order.
+    pub batch: EditBatch,
+    /// Parse and truncation errors (each names its payload line).
+    pub errors: Vec<EditError>,
+    /// The formats that contributed edits, in first-seen order.
+    pub formats: Vec<Format>,
+}
+
+/// The payload as lines, shared by the block parsers.
+///
+/// `lines[i]` is payload line `i + 1`, without its line terminator
+/// (`\r\n` and `\n` both end a line).
+pub struct Scan<'a> {
+    /// The payload lines.
+    pub lines: Vec<&'a str>,
+    /// The path of the previous block, for blocks that name none.
+    pub last_path: Option<String>,
+    next_group: u32,
+}
+
+impl<'a> Scan<'a> {
+    /// Splits a payload into lines.
+    pub fn new(text: &'a str) -> Scan<'a> {
+        let lines = text.lines().collect();
+        Scan {
+            lines,
+            last_path: None,
+            next_group: 0,
+        }
+    }
+
+    /// A fresh group number for a set of simultaneous edits
+    /// (the hunks of one patched file, the changes of one `modify_file`).
+    pub fn next_group(&mut self) -> u32 {
+        self.next_group += 1;
+        self.next_group
+    }
+
+    /// Line `i` (0-based), or `None` past the end.
+    pub fn line(&self, i: usize) -> Option<&'a str> {
+        self.lines.get(i).copied()
+    }
+}
+
+/// What a block parser returns for one block.
+#[derive(Debug, Default)]
+pub struct Block {
+    /// 0-based line where scanning resumes (after the block).
+    pub next_line: usize,
+    /// The edits of the block (possibly several files).
+    pub edits: Vec<ParsedEdit>,
+    /// Parse errors (`parse`, or `truncated` when the payload ends inside
+    /// the block). A block with errors should yield no edits for the
+    /// broken part.
+    pub errors: Vec<EditError>,
+}
+
+/// One block format's entry points.
+pub struct BlockParser {
+    /// The format.
+    pub format: Format,
+    /// Does a block of this format open at 0-based line `i`?
+    pub opens: fn(&Scan, usize) -> bool,
+    /// Parses the block that opens at 0-based line `i`.
+    pub parse: fn(&mut Scan, usize) -> Block,
+}
+
+/// The block formats, in the order they are asked at each line.
+/// More specific openers come first (`<apply_diff>` before bare SEARCH).
+pub const BLOCK_PARSERS: &[BlockParser] = &[
+    BlockParser {
+        format: Format::ApplyPatch,
+        opens: apply_patch::opens,
+        parse: apply_patch::parse,
+    },
+    BlockParser {
+        format: Format::UnifiedDiff,
+        opens: unified_diff::opens,
+        parse: unified_diff::parse,
+    },
+    BlockParser {
+        format: Format::RooDiff,
+        opens: roo_diff::opens,
+        parse: roo_diff::parse,
+    },
+    BlockParser {
+        format: Format::SearchReplace,
+        opens: search_replace::opens,
+        parse: search_replace::parse,
+    },
+    BlockParser {
+        format: Format::EditBlock,
+        opens: edit_block::opens,
+        parse: edit_block::parse,
+    },
+    BlockParser {
+        format: Format::EditBlockV2,
+        opens: edit_block_v2::opens,
+        parse: edit_block_v2::parse,
+    },
+    BlockParser {
+        format: Format::FindReplace,
+        opens: find_replace::opens,
+        parse: find_replace::parse,
+    },
+];
+
+/// Parses a payload. `format` restricts parsing to one format
+/// (`None` = auto-detect, the default).
+pub fn parse(payload: &str, format: Option<Format>) -> Parsed {
+    if payload.len() > MAX_PAYLOAD_BYTES {
+        let mut parsed = Parsed::default();
+        parsed.errors.push(EditError::new(
+            ErrorKind::Parse,
+            format!(
+                "the payload is {} bytes, over the limit of {} bytes; split it into several payloads",
+                payload.len(),
+                MAX_PAYLOAD_BYTES
+            ),
+        ));
+        return parsed;
+    }
+    let payload = payload.strip_prefix('\u{feff}').unwrap_or(payload);
+
+    let wants_json = match format {
+        Some(Format::Json) => true,
+        Some(_) => false,
+        None => json::looks_like_json(payload),
+    };
+    let (edits, errors, suggestions) = if wants_json {
+        let out = json::parse(payload);
+        (out.edits, out.errors, Vec::new())
+    } else {
+        let (edits, errors) = parse_blocks(payload, format);
+        (edits, errors, suggestions::find(payload))
+    };
+    finish(edits, errors, suggestions)
+}
+
+/// Scans a markdown response for blocks of every (or one) block format.
+fn parse_blocks(payload: &str, only: Option<Format>) -> (Vec<ParsedEdit>, Vec<EditError>) {
+    let mut scan = Scan::new(payload);
+    let mut edits = Vec::new();
+    let mut errors = Vec::new();
+    let mut i = 0;
+    'lines: while i < scan.lines.len() {
+        for parser in BLOCK_PARSERS {
+            if only.is_some_and(|f| f != parser.format && !same_family(f, parser.format)) {
+                continue;
+            }
+            if (parser.opens)(&scan, i) {
+                let block = (parser.parse)(&mut scan, i);
+                edits.extend(block.edits);
+                errors.extend(block.errors);
+                // A parser always makes progress, even on a broken block.
+                i = block.next_line.max(i + 1);
+                continue 'lines;
+            }
+        }
+        i += 1;
+    }
+    if only.is_none_or(|f| f != Format::Json) && edits.is_empty() && errors.is_empty() {
+        // A markdown response may carry its tool call in a ```json fence.
+        if let Some(out) = json::parse_fenced(payload) {
+            return (out.edits, out.errors);
+        }
+    }
+    (edits, errors)
+}
+
+/// `search_replace` and `roo_diff` share their block syntax: asking for one
+/// accepts the other's dialect of the same block.
+fn same_family(asked: Format, parser: Format) -> bool {
+    matches!(
+        (asked, parser),
+        (Format::SearchReplace, Format::RooDiff) | (Format::RooDiff, Format::SearchReplace)
+    )
+}
+
+/// Numbers the edits in payload order and builds the batch.
+fn finish(
+    mut edits: Vec<ParsedEdit>,
+    mut errors: Vec<EditError>,
+    suggestions: Vec<String>,
+) -> Parsed {
+    // Parsers emit in payload order already; a stable sort keeps ties as emitted.
+    edits.sort_by_key(|e| e.source.first_line);
+    if edits.is_empty() && errors.is_empty() {
+        errors.push(EditError::new(
+            ErrorKind::Parse,
+            "no edit found in the payload: expected SEARCH/REPLACE blocks, «« EDIT blocks, FIND/REPLACE, \
+             a patch or diff, or a JSON tool call",
+        ));
+    }
+    errors.sort_by_key(|e| e.lines.first().copied().unwrap_or(0));
+    let mut formats = Vec::new();
+    let edits: Vec<Edit> = edits
+        .into_iter()
+        .enumerate()
+        .map(|(i, e)| {
+            if !formats.contains(&e.format) {
+                formats.push(e.format);
+            }
+            Edit {
+                index: i + 1,
+                path: e.path,
+                format: e.format,
+                source: e.source,
+                ordering: e.ordering,
+                op: e.op,
+            }
+        })
+        .collect();
+    Parsed {
+        batch: EditBatch {
+            edits,
+            suggestions,
+            context_id: None,
+        },
+        errors,
+        formats,
+    }
+}
