@@ -156,10 +156,11 @@ pub struct Replace {
     pub context_header: Option<String>,
     /// The hunk is anchored at the end of the file (`*** End of File`).
     pub at_end_of_file: bool,
-    /// Every search line carries a `12 | ` line-number prefix (roo_diff):
-    /// when the search as written matches nothing, retry with the prefixes
-    /// stripped (from the replacement too when all its lines carry them).
-    pub line_number_prefixes: bool,
+    /// When every search line carries a `12 | ` line-number prefix
+    /// (roo_diff): the search and replacement with the prefixes stripped
+    /// (the replacement only when all its lines carry them), tried when the
+    /// search as written matches nothing.
+    pub without_line_numbers: Option<(String, String)>,
 }
 
 impl Replace {
@@ -173,7 +174,7 @@ impl Replace {
             line_hint: None,
             context_header: None,
             at_end_of_file: false,
-            line_number_prefixes: false,
+            without_line_numbers: None,
         }
     }
 
