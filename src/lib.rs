@@ -9,6 +9,11 @@
 //!
 //! See `docs/architecture.md` for the map and the invariants.
 
+pub mod engine;
 pub mod error;
 pub mod model;
 pub mod parse;
+pub mod plan;
+pub mod resolve;
+pub mod text;
+pub mod workspace;

@@ -1,0 +1,213 @@
+//! The one way through: payload → parse → resolve → plan → [`Outcome`].
+//!
+//! The CLI and the language server both call [`run`] with a [`FileSource`]
+//! and turn the [`Outcome`] into writes, a `WorkspaceEdit`, diagnostics and
+//! a report. Nothing here does I/O beyond what the file source does.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::error::{EditError, ErrorKind};
+use crate::model::{Edit, EditBatch, Format};
+use crate::parse;
+use crate::plan::TextEdits;
+use crate::resolve::{self, FileResult, ResolveConfig};
+use crate::workspace::{FileSource, PathError, SourceText, WorkspacePath};
+
+/// How tolerant matching is (`--match`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MatchMode {
+    /// Every pass of `FORMATS.md` §3 (fuzzy only with a threshold).
+    #[default]
+    Tolerant,
+    /// Exact matches only (seed 001's strict mode).
+    Exact,
+}
+
+/// What to do when the buffer changed since the LLM's snapshot (`~M`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnConflict {
+    /// Three-way merge; overlapping changes are a `conflict` error.
+    #[default]
+    Merge,
+    /// Any `~M` file is a `conflict` error.
+    Refuse,
+    /// The LLM's result replaces the buffer.
+    Overwrite,
+}
+
+/// Settings of one run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Options {
+    /// Only this format (`None`: detect).
+    pub format: Option<Format>,
+    /// Matching tolerance.
+    pub match_mode: MatchMode,
+    /// Fuzzy threshold in (0, 1); `None` = fuzzy off.
+    pub fuzzy: Option<f64>,
+    /// Apply what resolved even when other edits failed.
+    pub partial: bool,
+    /// `~M` policy.
+    pub on_conflict: OnConflict,
+    /// Time budget for fuzzy matching of one edit.
+    pub fuzzy_deadline: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            format: None,
+            match_mode: MatchMode::Tolerant,
+            fuzzy: None,
+            partial: false,
+            on_conflict: OnConflict::Merge,
+            fuzzy_deadline: Duration::from_secs(2),
+        }
+    }
+}
+
+/// What happens to one file (the report's `status`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum FileStatus {
+    /// Modified (`M`).
+    #[serde(rename = "M")]
+    Modified,
+    /// Added (`A`).
+    #[serde(rename = "A")]
+    Added,
+    /// Deleted (`D`).
+    #[serde(rename = "D")]
+    Deleted,
+    /// Renamed (`R`), possibly edited too.
+    #[serde(rename = "R")]
+    Renamed,
+    /// Modified, merged with unsaved local changes (`~M`).
+    #[serde(rename = "~M")]
+    Merged,
+}
+
+impl FileStatus {
+    /// The report letter(s).
+    pub fn code(self) -> &'static str {
+        match self {
+            FileStatus::Modified => "M",
+            FileStatus::Added => "A",
+            FileStatus::Deleted => "D",
+            FileStatus::Renamed => "R",
+            FileStatus::Merged => "~M",
+        }
+    }
+}
+
+/// The planned change of one file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FileChange {
+    /// The file's path after the change (the new path for a rename).
+    pub path: WorkspacePath,
+    /// For a rename, the old path.
+    pub from: Option<WorkspacePath>,
+    /// What happens.
+    pub status: FileStatus,
+    /// The text before (`None` for a new file), with its encoding/version.
+    pub before: Option<Arc<SourceText>>,
+    /// The text after (`None` for a delete).
+    pub after: Option<String>,
+    /// Minimal, sorted, disjoint edits of `before.text` giving `after`
+    /// (empty for creates and deletes).
+    pub edits: TextEdits,
+    /// The payload edits (1-based indices) that make this change.
+    pub edit_indices: Vec<usize>,
+}
+
+/// Everything a run found.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Outcome {
+    /// Planned changes, in path order. Empty when a failure blocks an
+    /// all-or-nothing run; with `partial`, the files whose edits resolved.
+    pub files: Vec<FileChange>,
+    /// Every failure, in payload order.
+    pub errors: Vec<EditError>,
+    /// The parsed payload (for retry prompts and code lenses).
+    pub batch: EditBatch,
+    /// The formats found in the payload.
+    pub formats: Vec<Format>,
+}
+
+impl Outcome {
+    /// True when the changes may be written: nothing failed, or `partial`.
+    pub fn applicable(&self, options: &Options) -> bool {
+        self.errors.is_empty() || options.partial
+    }
+}
+
+/// Parses, resolves and plans a payload against the files of `source`.
+pub fn run(payload: &str, options: &Options, source: &dyn FileSource) -> Outcome {
+    let parsed = parse::parse(payload, options.format);
+    plan_batch(parsed.batch, parsed.errors, parsed.formats, options, source)
+}
+
+/// Resolves and plans an already parsed batch (parse errors passed along).
+pub fn plan_batch(
+    batch: EditBatch,
+    mut errors: Vec<EditError>,
+    formats: Vec<Format>,
+    options: &Options,
+    source: &dyn FileSource,
+) -> Outcome {
+    // Group the edits by target file, keeping payload order within a file.
+    // A rename moves the later edits of the old path to the new path.
+    let mut by_file: BTreeMap<WorkspacePath, Vec<&Edit>> = BTreeMap::new();
+    for edit in &batch.edits {
+        match WorkspacePath::new(source.root(), &edit.path) {
+            Ok(path) => by_file.entry(path).or_default().push(edit),
+            Err(PathError::OutsideRoot) => errors.push(
+                EditError::new(
+                    ErrorKind::OutsideRoot,
+                    format!(
+                        "edit {} targets `{}`, which is outside the workspace root; use a path inside the project",
+                        edit.index, edit.path
+                    ),
+                )
+                .with_path(edit.path.clone())
+                .with_edit(edit.index)
+                .with_payload_lines(edit.source.first_line, edit.source.last_line),
+            ),
+            Err(PathError::Empty) => errors.push(
+                EditError::new(ErrorKind::Parse, format!("edit {} names no file; give the file's path", edit.index))
+                    .with_edit(edit.index)
+                    .with_payload_lines(edit.source.first_line, edit.source.last_line),
+            ),
+        }
+    }
+
+    let config = ResolveConfig::from_options(options);
+    let mut files = Vec::new();
+    for (path, edits) in by_file {
+        match resolve::resolve_file(&path, &edits, source, &config) {
+            FileResult::Changed(changes) => files.extend(changes),
+            FileResult::Failed(errs) => errors.extend(errs),
+            FileResult::Partial(changes, errs) => {
+                errors.extend(errs);
+                if options.partial {
+                    files.extend(changes);
+                }
+            }
+        }
+    }
+    errors.sort_by_key(|e| (e.edit.unwrap_or(0), e.lines.first().copied().unwrap_or(0)));
+    if !errors.is_empty() && !options.partial {
+        files.clear();
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Outcome {
+        files,
+        errors,
+        batch,
+        formats,
+    }
+}

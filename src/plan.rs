@@ -1,0 +1,195 @@
+//! The plan: per file, sorted and disjoint text edits, all-or-nothing.
+//!
+//! A [`TextEdit`] replaces a byte range of the file's *original* text.
+//! [`TextEdits`] holds its invariant by construction: sorted by start,
+//! pairwise disjoint (touching is allowed), so applying them back to front,
+//! or front to back with a running offset, gives one well-defined result.
+
+use std::ops::Range;
+
+use serde::Serialize;
+
+/// Replace `range` (UTF-8 byte offsets into the original text) by `text`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TextEdit {
+    /// The bytes replaced: `range.start <= range.end`, on char boundaries.
+    pub range: Range<usize>,
+    /// The new text.
+    pub text: String,
+}
+
+impl TextEdit {
+    /// Replace `range` by `text`.
+    pub fn new(range: Range<usize>, text: impl Into<String>) -> TextEdit {
+        assert!(
+            range.start <= range.end,
+            "edit range {range:?} runs backwards"
+        );
+        TextEdit {
+            range,
+            text: text.into(),
+        }
+    }
+
+    /// Inserts `text` at `offset`.
+    pub fn insert(offset: usize, text: impl Into<String>) -> TextEdit {
+        TextEdit::new(offset..offset, text)
+    }
+}
+
+/// Sorted, pairwise disjoint edits of one text.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct TextEdits(Vec<TextEdit>);
+
+/// Two edits of a [`TextEdits`] overlap.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OverlapError {
+    /// The first edit's range.
+    pub first: Range<usize>,
+    /// The second edit's range, starting inside the first.
+    pub second: Range<usize>,
+}
+
+impl TextEdits {
+    /// Sorts the edits and checks that no two overlap. Two insertions at
+    /// the same offset overlap (their order would be a guess); an insertion
+    /// at the end of a replaced range merely touches it.
+    pub fn new(mut edits: Vec<TextEdit>) -> Result<TextEdits, OverlapError> {
+        edits.sort_by_key(|e| (e.range.start, e.range.end));
+        for pair in edits.windows(2) {
+            let (a, b) = (&pair[0], &pair[1]);
+            let same_point =
+                a.range.is_empty() && b.range.is_empty() && a.range.start == b.range.start;
+            if b.range.start < a.range.end || same_point {
+                return Err(OverlapError {
+                    first: a.range.clone(),
+                    second: b.range.clone(),
+                });
+            }
+        }
+        Ok(TextEdits(edits))
+    }
+
+    /// The edits, sorted and disjoint.
+    pub fn as_slice(&self) -> &[TextEdit] {
+        &self.0
+    }
+
+    /// Consumes into the sorted vector.
+    pub fn into_vec(self) -> Vec<TextEdit> {
+        self.0
+    }
+
+    /// No edits at all.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Applies the edits to `original` (the text they were computed for).
+    pub fn apply(&self, original: &str) -> String {
+        let delta: isize = self
+            .0
+            .iter()
+            .map(|e| e.text.len() as isize - e.range.len() as isize)
+            .sum();
+        let mut out = String::with_capacity((original.len() as isize + delta).max(0) as usize);
+        let mut at = 0;
+        for e in &self.0 {
+            out.push_str(&original[at..e.range.start]);
+            out.push_str(&e.text);
+            at = e.range.end;
+        }
+        out.push_str(&original[at..]);
+        out
+    }
+
+    /// Shrinks every edit to the part that really changes (common prefix
+    /// and suffix trimmed on char boundaries) and drops edits that change
+    /// nothing, so clients get minimal edits.
+    pub fn minimized(self, original: &str) -> TextEdits {
+        let edits = self
+            .0
+            .into_iter()
+            .filter_map(|e| minimize(original, e))
+            .collect();
+        TextEdits(edits)
+    }
+}
+
+/// Trims the unchanged prefix and suffix of one edit, whole lines first so
+/// that edits stay readable (`None` when nothing changes).
+fn minimize(original: &str, edit: TextEdit) -> Option<TextEdit> {
+    let old = &original[edit.range.clone()];
+    let new = edit.text.as_str();
+    if old == new {
+        return None;
+    }
+    let prefix = common_line_prefix(old, new);
+    let suffix = common_line_suffix(&old[prefix..], &new[prefix..]);
+    let range = edit.range.start + prefix..edit.range.end - suffix;
+    Some(TextEdit::new(range, &new[prefix..new.len() - suffix]))
+}
+
+/// Length of the common prefix made of whole lines (ends after a `\n`).
+fn common_line_prefix(a: &str, b: &str) -> usize {
+    let mut len = 0;
+    for (la, lb) in a.split_inclusive('\n').zip(b.split_inclusive('\n')) {
+        if la != lb || !la.ends_with('\n') {
+            break;
+        }
+        len += la.len();
+    }
+    len
+}
+
+/// Length of the common suffix made of whole lines (starts after a `\n`).
+fn common_line_suffix(a: &str, b: &str) -> usize {
+    let (ab, bb) = (a.as_bytes(), b.as_bytes());
+    let mut n = 0;
+    let mut last_boundary = 0;
+    while n < ab.len() && n < bb.len() && ab[ab.len() - 1 - n] == bb[bb.len() - 1 - n] {
+        n += 1;
+        // A suffix that starts right after a '\n' (or at the start of both) is whole lines.
+        let at_a = ab.len() - n;
+        let at_b = bb.len() - n;
+        let line_start_a = at_a == 0 || ab[at_a - 1] == b'\n';
+        let line_start_b = at_b == 0 || bb[at_b - 1] == b'\n';
+        if line_start_a && line_start_b {
+            last_boundary = n;
+        }
+    }
+    last_boundary
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sorts_and_applies() {
+        let edits =
+            TextEdits::new(vec![TextEdit::new(4..5, "X"), TextEdit::new(0..1, "ab")]).unwrap();
+        assert_eq!(edits.apply("0123456"), "ab123X56");
+    }
+
+    #[test]
+    fn refuses_overlap_and_double_insert() {
+        assert!(TextEdits::new(vec![TextEdit::new(0..3, ""), TextEdit::new(2..4, "")]).is_err());
+        assert!(TextEdits::new(vec![TextEdit::insert(2, "a"), TextEdit::insert(2, "b")]).is_err());
+        assert!(TextEdits::new(vec![TextEdit::new(0..2, "x"), TextEdit::insert(2, "b")]).is_ok());
+    }
+
+    #[test]
+    fn minimizes_to_changed_lines() {
+        let original = "a\nb\nc\n";
+        let edits = TextEdits::new(vec![TextEdit::new(0..6, "a\nB\nc\n")])
+            .unwrap()
+            .minimized(original);
+        assert_eq!(edits.as_slice(), &[TextEdit::new(2..4, "B\n")]);
+        let unchanged = TextEdits::new(vec![TextEdit::new(0..6, "a\nb\nc\n")])
+            .unwrap()
+            .minimized(original);
+        assert!(unchanged.is_empty());
+    }
+}

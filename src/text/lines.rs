@@ -1,0 +1,81 @@
+//! A line index over a `&str`: where each line starts, what it holds.
+//!
+//! Line `i` (0-based) spans `starts[i]..starts[i + 1]` including its
+//! terminator; [`LineIndex::content`] gives it without `\n` / `\r\n`.
+//! A text ending in `\n` has no extra empty last line: `"a\nb\n"` has two
+//! lines, `"a\nb"` too, `""` none.
+
+use std::ops::Range;
+
+/// Line starts of one text. Built once per text, O(n) with `memchr`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineIndex {
+    /// Byte offset of each line's start, plus the text length at the end.
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    /// Indexes `text`.
+    pub fn new(text: &str) -> LineIndex {
+        let mut starts = Vec::with_capacity(text.len() / 40 + 2);
+        starts.push(0);
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        if *starts.last().unwrap_or(&0) != text.len() {
+            starts.push(text.len());
+        }
+        LineIndex { starts }
+    }
+
+    /// Number of lines.
+    pub fn len(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    /// No lines (empty text).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Byte range of line `i` including its terminator.
+    pub fn full_range(&self, i: usize) -> Range<usize> {
+        self.starts[i]..self.starts[i + 1]
+    }
+
+    /// Byte offset where line `i` starts (`i == len()` gives the text end).
+    pub fn start(&self, i: usize) -> usize {
+        self.starts[i]
+    }
+
+    /// Line `i` without its terminator.
+    pub fn content<'t>(&self, text: &'t str, i: usize) -> &'t str {
+        let line = &text[self.full_range(i)];
+        let line = line.strip_suffix('\n').unwrap_or(line);
+        line.strip_suffix('\r').unwrap_or(line)
+    }
+
+    /// The 0-based line holding byte `offset` (the last line for the end).
+    pub fn line_of(&self, offset: usize) -> usize {
+        match self.starts.binary_search(&offset) {
+            Ok(i) => i.min(self.len().saturating_sub(1)),
+            Err(i) => i - 1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn indexes_lines() {
+        let text = "a\r\nbb\nc";
+        let idx = LineIndex::new(text);
+        assert_eq!(idx.len(), 3);
+        assert_eq!(idx.content(text, 0), "a");
+        assert_eq!(idx.content(text, 1), "bb");
+        assert_eq!(idx.content(text, 2), "c");
+        assert_eq!(idx.line_of(4), 1);
+        assert_eq!(LineIndex::new("a\n").len(), 1);
+        assert_eq!(LineIndex::new("").len(), 0);
+    }
+}

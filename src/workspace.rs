@@ -1,0 +1,253 @@
+//! Where the engine gets file text: workspace paths and file sources.
+//!
+//! Every path a payload names becomes a [`WorkspacePath`] first: relative,
+//! normalized, and inside the root, or an `outside_root` error. A
+//! [`FileSource`] then gives the file's current text (the editor buffer
+//! when one is open, else the disk) and, for `~M` detection, the snapshot
+//! the LLM saw. The CLI reads the disk ([`DiskFiles`]); the language
+//! server layers its open buffers over it.
+
+use std::fmt;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+use crate::text::encoding::{self, DecodeError, Encoding};
+
+/// A normalized path relative to the workspace root: `/`-separated, no
+/// `.`/`..` components, never empty.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct WorkspacePath(String);
+
+/// Why a payload path cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PathError {
+    /// It leaves the root (`..`, an absolute path elsewhere, a symlink out).
+    OutsideRoot,
+    /// Empty, or names the root itself.
+    Empty,
+}
+
+impl WorkspacePath {
+    /// Normalizes a payload path against `root`. Absolute paths are accepted
+    /// when they lie inside the root (LLMs often write them); `~` is never
+    /// expanded.
+    pub fn new(root: &Path, raw: &str) -> Result<WorkspacePath, PathError> {
+        let raw = raw.trim();
+        let raw = raw.strip_prefix("./").unwrap_or(raw);
+        let path = Path::new(raw);
+        let relative: PathBuf = if path.is_absolute() {
+            let root_abs = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
+            match lexical_normalize(path).and_then(|p| {
+                p.strip_prefix(lexical_normalize(&root_abs)?)
+                    .ok()
+                    .map(Path::to_path_buf)
+            }) {
+                Some(rel) => rel,
+                None => return Err(PathError::OutsideRoot),
+            }
+        } else {
+            path.to_path_buf()
+        };
+        let mut parts: Vec<String> = Vec::new();
+        for comp in relative.components() {
+            match comp {
+                Component::Normal(p) => parts.push(p.to_string_lossy().into_owned()),
+                Component::CurDir => {}
+                Component::ParentDir => {
+                    if parts.pop().is_none() {
+                        return Err(PathError::OutsideRoot);
+                    }
+                }
+                Component::RootDir | Component::Prefix(_) => return Err(PathError::OutsideRoot),
+            }
+        }
+        if parts.is_empty() {
+            return Err(PathError::Empty);
+        }
+        Ok(WorkspacePath(parts.join("/")))
+    }
+
+    /// The `/`-separated relative path.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The path under `root` on disk.
+    pub fn under(&self, root: &Path) -> PathBuf {
+        root.join(&self.0)
+    }
+}
+
+impl fmt::Display for WorkspacePath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Removes `.` and resolves `..` lexically in an absolute path.
+fn lexical_normalize(path: &Path) -> Option<PathBuf> {
+    let mut out = PathBuf::new();
+    for comp in path.components() {
+        match comp {
+            Component::ParentDir => {
+                if !out.pop() {
+                    return None;
+                }
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    Some(out)
+}
+
+/// A file's current text, decoded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceText {
+    /// The decoded text (BOM removed), line endings as in the file.
+    pub text: String,
+    /// How to encode it back.
+    pub encoding: Encoding,
+    /// The editor's document version, when it comes from an open buffer.
+    pub version: Option<i32>,
+}
+
+impl SourceText {
+    /// Text read from disk (no version).
+    pub fn from_disk(text: String, encoding: Encoding) -> SourceText {
+        SourceText {
+            text,
+            encoding,
+            version: None,
+        }
+    }
+}
+
+/// Why a file could not be loaded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LoadError {
+    /// Undecodable (binary, invalid UTF-8/16).
+    Decode(DecodeError),
+    /// The path resolves outside the root (a symlink out).
+    OutsideRoot,
+    /// It is a directory, not a file.
+    Directory,
+    /// Any other I/O failure, with its message.
+    Io(String),
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadError::Decode(e) => e.fmt(f),
+            LoadError::OutsideRoot => {
+                f.write_str("resolves outside the workspace root (through a symlink)")
+            }
+            LoadError::Directory => f.write_str("is a directory, not a file"),
+            LoadError::Io(e) => f.write_str(e),
+        }
+    }
+}
+
+/// Gives the engine the files a payload touches.
+pub trait FileSource: Sync {
+    /// The workspace root every payload path is relative to.
+    fn root(&self) -> &Path;
+
+    /// The file's current text (`Ok(None)` when it does not exist).
+    fn load(&self, path: &WorkspacePath) -> Result<Option<Arc<SourceText>>, LoadError>;
+
+    /// The text the LLM was shown (its context snapshot), if one was taken.
+    fn snapshot(&self, _path: &WorkspacePath) -> Option<Arc<str>> {
+        None
+    }
+}
+
+/// Files on disk under a root.
+#[derive(Clone, Debug)]
+pub struct DiskFiles {
+    root: PathBuf,
+    canonical_root: PathBuf,
+}
+
+impl DiskFiles {
+    /// Files under `root` (which must exist).
+    pub fn new(root: impl Into<PathBuf>) -> std::io::Result<DiskFiles> {
+        let root = root.into();
+        let canonical_root = root.canonicalize()?;
+        Ok(DiskFiles {
+            root,
+            canonical_root,
+        })
+    }
+
+    /// Checks that `path`, with every symlink on the way resolved, stays
+    /// under the root. A path that does not exist yet is checked through its
+    /// nearest existing ancestor.
+    pub fn check_inside(&self, path: &WorkspacePath) -> Result<(), LoadError> {
+        let mut probe = path.under(&self.root);
+        loop {
+            match probe.canonicalize() {
+                Ok(real) => {
+                    return if real.starts_with(&self.canonical_root) {
+                        Ok(())
+                    } else {
+                        Err(LoadError::OutsideRoot)
+                    };
+                }
+                Err(_) => {
+                    // A dangling symlink is refused: its target is unknown.
+                    if probe.symlink_metadata().is_ok() {
+                        return Err(LoadError::OutsideRoot);
+                    }
+                    if !probe.pop() {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads and decodes a file under the root.
+    pub fn read(&self, path: &WorkspacePath) -> Result<Option<SourceText>, LoadError> {
+        self.check_inside(path)?;
+        let full = path.under(&self.root);
+        match std::fs::metadata(&full) {
+            Ok(m) if m.is_dir() => return Err(LoadError::Directory),
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(LoadError::Io(e.to_string())),
+        }
+        let bytes = std::fs::read(&full).map_err(|e| LoadError::Io(e.to_string()))?;
+        let (text, encoding) = encoding::decode(&bytes).map_err(LoadError::Decode)?;
+        Ok(Some(SourceText::from_disk(text, encoding)))
+    }
+}
+
+impl FileSource for DiskFiles {
+    fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn load(&self, path: &WorkspacePath) -> Result<Option<Arc<SourceText>>, LoadError> {
+        self.read(path).map(|t| t.map(Arc::new))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalizes_and_refuses_escapes() {
+        let root = Path::new("/work/repo");
+        let ok = |raw| WorkspacePath::new(root, raw).map(|p| p.0);
+        assert_eq!(ok("src/./a.py"), Ok("src/a.py".into()));
+        assert_eq!(ok("./src/b/../a.py"), Ok("src/a.py".into()));
+        assert_eq!(ok("/work/repo/src/a.py"), Ok("src/a.py".into()));
+        assert_eq!(ok("../etc/passwd"), Err(PathError::OutsideRoot));
+        assert_eq!(ok("/etc/passwd"), Err(PathError::OutsideRoot));
+        assert_eq!(ok("src/../../x"), Err(PathError::OutsideRoot));
+        assert_eq!(ok("."), Err(PathError::Empty));
+    }
+}
