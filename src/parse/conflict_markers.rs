@@ -231,9 +231,10 @@ pub fn read_block(
                     format!(
                         "found `>>>>>>> REPLACE` at payload line {} before the `=======` of the \
                          block opened at line {}; put `=======` between the SEARCH and the \
-                         REPLACE text",
+                         REPLACE text{}",
                         line_no(i),
-                        line_no(opener)
+                        line_no(opener),
+                        near_separator_hint(lines, opener, i, &line_no)
                     ),
                     resume_after(lines, i + 1),
                 ));
@@ -305,6 +306,27 @@ fn read_roo_header(
         i += 1;
     }
     Ok(i)
+}
+
+/// Names a line of the SEARCH section that was probably meant as the
+/// separator (a run of `=` of the wrong length), or nothing.
+fn near_separator_hint(
+    lines: &[&str],
+    opener: usize,
+    closer: usize,
+    line_no: impl Fn(usize) -> usize,
+) -> String {
+    let near = (opener + 1..closer).find(|&j| {
+        let line = lines[j].trim();
+        line.len() >= 3 && line.chars().all(|c| c == '=')
+    });
+    near.map_or_else(String::new, |j| {
+        format!(
+            " (`{}` at line {} is not a separator: use exactly seven `=`)",
+            lines[j].trim(),
+            line_no(j)
+        )
+    })
 }
 
 fn push(block: &mut RawBlock, section: Section, line: &str) {
