@@ -69,10 +69,15 @@ fn every_corpus_case_parses_as_expected() {
         let kinds: Vec<ErrorKind> = parsed.errors.iter().map(|e| e.kind).collect();
         let ok = match expected_parse_error(name, &case) {
             Some(kind) => kinds.contains(&kind),
-            None => kinds.is_empty() && !parsed.batch.edits.is_empty() && parsed.formats == [format],
+            None => {
+                kinds.is_empty() && !parsed.batch.edits.is_empty() && parsed.formats == [format]
+            }
         };
         if !ok {
-            failures.push(format!("{name}: errors {:?}, formats {:?}", parsed.errors, parsed.formats));
+            failures.push(format!(
+                "{name}: errors {:?}, formats {:?}",
+                parsed.errors, parsed.formats
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

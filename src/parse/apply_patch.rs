@@ -116,7 +116,12 @@ impl FileOp {
                     // Placed at the update's last line: edits are ordered by
                     // their first line and the rename applies after the hunks.
                     let span = SourceSpan::lines(last + 1, last + 1);
-                    edits.push(edit(&path, span, Ordering::Sequential, EditOp::Rename { to }));
+                    edits.push(edit(
+                        &path,
+                        span,
+                        Ordering::Sequential,
+                        EditOp::Rename { to },
+                    ));
                 }
             }
         }
@@ -165,7 +170,7 @@ fn read_patch(lines: &[&str], open: usize) -> PatchRead {
             read.next_line = j + 1;
             return read;
         } else {
-            Err(stray_line_error(trimmed, j + 1))
+            Err(Box::new(stray_line_error(trimmed, j + 1)))
         };
         match step {
             Ok((op, next)) => {
@@ -173,7 +178,7 @@ fn read_patch(lines: &[&str], open: usize) -> PatchRead {
                 j = next;
             }
             Err(error) => {
-                read.errors.push(error);
+                read.errors.push(*error);
                 j = next_header(lines, j + 1);
             }
         }
@@ -185,7 +190,7 @@ fn read_patch(lines: &[&str], open: usize) -> PatchRead {
 }
 
 /// An operation (or nothing, for a blank line) and the 0-based next line.
-type Step = Result<(Option<FileOp>, usize), EditError>;
+type Step = Result<(Option<FileOp>, usize), Box<EditError>>;
 
 /// `*** Add File: path` at `header` and the `+` lines after it.
 fn read_add(lines: &[&str], header: usize, path: &str) -> Step {
@@ -212,7 +217,11 @@ fn read_add(lines: &[&str], header: usize, path: &str) -> Step {
                  line of a new file with `+` (an empty line is a lone `+`)",
                 k + 1
             );
-            return Err(EditError::at_payload_line(ErrorKind::Parse, k + 1, message));
+            return Err(Box::new(EditError::at_payload_line(
+                ErrorKind::Parse,
+                k + 1,
+                message,
+            )));
         }
         k += 1;
     }
@@ -245,7 +254,9 @@ fn read_update(lines: &[&str], header: usize, path: &str) -> Step {
             }
             hunk = Some(HunkReader::new(k, hunk_header(line)));
         } else if line.trim() == END_OF_FILE {
-            let done = hunk.take().unwrap_or_else(|| HunkReader::new(k, HunkStart::default()));
+            let done = hunk
+                .take()
+                .unwrap_or_else(|| HunkReader::new(k, HunkStart::default()));
             hunks.push(done.finish_at(k, true)?);
         } else if ends_operation(line) {
             break;
@@ -259,7 +270,11 @@ fn read_update(lines: &[&str], header: usize, path: &str) -> Step {
                  (added)",
                 k + 1
             );
-            return Err(EditError::at_payload_line(ErrorKind::Parse, k + 1, message));
+            return Err(Box::new(EditError::at_payload_line(
+                ErrorKind::Parse,
+                k + 1,
+                message,
+            )));
         }
         k += 1;
     }
@@ -272,11 +287,17 @@ fn read_update(lines: &[&str], header: usize, path: &str) -> Step {
              `-` and `+` lines, or leave the file out of the patch",
             header + 1
         );
-        return Err(EditError::at_payload_line(ErrorKind::Parse, header + 1, message));
+        return Err(Box::new(EditError::at_payload_line(
+            ErrorKind::Parse,
+            header + 1,
+            message,
+        )));
     }
-    let last = hunks.last().map_or(header + usize::from(move_to.is_some()), |(_, span)| {
-        span.last_line - 1
-    });
+    let last = hunks
+        .last()
+        .map_or(header + usize::from(move_to.is_some()), |(_, span)| {
+            span.last_line - 1
+        });
     Ok((
         Some(FileOp::Update {
             path,
@@ -390,7 +411,10 @@ impl HunkReader {
             HunkLine::Added(text) => (false, true, text),
             HunkLine::Blank => (false, false, ""),
         };
-        for (wanted, out) in [(to_search, &mut self.search), (to_replace, &mut self.replace)] {
+        for (wanted, out) in [
+            (to_search, &mut self.search),
+            (to_replace, &mut self.replace),
+        ] {
             if wanted {
                 out.push_str(text);
                 out.push('\n');
@@ -408,7 +432,11 @@ impl HunkReader {
     }
 
     /// Ends the hunk at its `*** End of File` line `k` (kept in its span).
-    fn finish_at(mut self, k: usize, at_end_of_file: bool) -> Result<(Replace, SourceSpan), EditError> {
+    fn finish_at(
+        mut self,
+        k: usize,
+        at_end_of_file: bool,
+    ) -> Result<(Replace, SourceSpan), Box<EditError>> {
         if at_end_of_file {
             // Empty lines right before `*** End of File` are the file's last lines.
             self.flush_blanks();
@@ -419,7 +447,7 @@ impl HunkReader {
 
     /// The finished hunk; trailing empty lines are dropped unless anchored
     /// at the end of the file.
-    fn finish(self, at_end_of_file: bool) -> Result<(Replace, SourceSpan), EditError> {
+    fn finish(self, at_end_of_file: bool) -> Result<(Replace, SourceSpan), Box<EditError>> {
         let line = self.first + 1;
         if self.changed_or_context == 0 {
             let message = if self.start.explicit {
@@ -427,7 +455,11 @@ impl HunkReader {
             } else {
                 format!("`*** End of File` at payload line {line} ends no hunk; put it right after the last line of a hunk")
             };
-            return Err(EditError::at_payload_line(ErrorKind::Parse, line, message));
+            return Err(Box::new(EditError::at_payload_line(
+                ErrorKind::Parse,
+                line,
+                message,
+            )));
         }
         let replace = Replace {
             line_hint: self.start.line_hint,
@@ -445,14 +477,18 @@ fn header_value<'a>(trimmed: &'a str, header: &str) -> Option<&'a str> {
 }
 
 /// A non-empty path, or the error naming the 0-based header line.
-fn check_path(path: &str, header: usize) -> Result<String, EditError> {
+fn check_path(path: &str, header: usize) -> Result<String, Box<EditError>> {
     if path.is_empty() {
         let message = format!(
             "the file header at payload line {} names no path; write it as `*** Update File: \
              path/to/file`",
             header + 1
         );
-        return Err(EditError::at_payload_line(ErrorKind::Parse, header + 1, message));
+        return Err(Box::new(EditError::at_payload_line(
+            ErrorKind::Parse,
+            header + 1,
+            message,
+        )));
     }
     Ok(path.to_string())
 }
@@ -476,7 +512,11 @@ fn closes_fence(line: &str) -> bool {
 /// after a broken operation).
 fn next_header(lines: &[&str], from: usize) -> usize {
     (from..lines.len())
-        .find(|&k| lines.get(k).is_some_and(|l| l.trim_start().starts_with("***") || closes_fence(l)))
+        .find(|&k| {
+            lines
+                .get(k)
+                .is_some_and(|l| l.trim_start().starts_with("***") || closes_fence(l))
+        })
         .unwrap_or(lines.len())
 }
 
@@ -578,7 +618,8 @@ mod tests {
 
     #[test]
     fn trailing_blank_lines_are_dropped() {
-        let block = parse_text("*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n\n*** End Patch\n");
+        let block =
+            parse_text("*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n\n*** End Patch\n");
         assert_eq!(replace_of(&block.edits[0]).search, "x\n");
     }
 

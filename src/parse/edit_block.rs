@@ -56,7 +56,8 @@ pub fn is_edit_open(line: &str) -> bool {
 
 /// `═══════ REPL` or a bare `═══════` (three or more `═`).
 fn is_repl_separator(line: &str) -> bool {
-    strip_run(line.trim_end(), '═').is_some_and(|rest| rest.is_empty() || rest.trim_start() == "REPL")
+    strip_run(line.trim_end(), '═')
+        .is_some_and(|rest| rest.is_empty() || rest.trim_start() == "REPL")
 }
 
 /// `»»» EDIT END` (three or more `»`).
@@ -81,10 +82,7 @@ pub fn is_bare_close(line: &str) -> bool {
 
 /// Any marker line of either dialect.
 fn is_marker(line: &str) -> bool {
-    is_any_close(line)
-        || is_edit_open(line)
-        || is_repl_separator(line)
-        || is_single_rule(line)
+    is_any_close(line) || is_edit_open(line) || is_repl_separator(line) || is_single_rule(line)
 }
 
 /// Either closer: `»»»` or `»»» EDIT END`.
@@ -165,12 +163,13 @@ pub fn parse(scan: &mut Scan, i: usize) -> Block {
     let open_line = i + 1;
     let sections = match read_sections(scan, i) {
         Ok(sections) => sections,
-        Err((error, next_line)) => {
+        Err(broken) => {
+            let (error, next_line) = *broken;
             return Block {
                 next_line,
                 edits: Vec::new(),
                 errors: vec![error],
-            }
+            };
         }
     };
     let next_line = sections.close + 1;
@@ -211,7 +210,7 @@ struct Sections {
 
 /// Reads the EDIT and REPL sections of the block opening at `open`, or the
 /// error and the 0-based line where scanning resumes.
-fn read_sections(scan: &Scan, open: usize) -> Result<Sections, (EditError, usize)> {
+fn read_sections(scan: &Scan, open: usize) -> Result<Sections, Box<(EditError, usize)>> {
     let open_line = open + 1;
     let mut separator = None;
     for (j, line) in scan.lines.iter().enumerate().skip(open + 1) {
@@ -221,7 +220,7 @@ fn read_sections(scan: &Scan, open: usize) -> Result<Sections, (EditError, usize
             } else {
                 "`═══════ REPL`"
             };
-            return Err((unclosed_error(open_line, j + 1, missing), j));
+            return Err(Box::new((unclosed_error(open_line, j + 1, missing), j)));
         }
         match separator {
             None if is_repl_separator(line) => separator = Some(j),
@@ -233,7 +232,7 @@ fn read_sections(scan: &Scan, open: usize) -> Result<Sections, (EditError, usize
                     j + 1
                 );
                 let error = EditError::at_payload_line(ErrorKind::Parse, j + 1, message);
-                return Err((error, j + 1));
+                return Err(Box::new((error, j + 1)));
             }
             Some(sep) if is_any_close(line) => {
                 let lines = &scan.lines;
@@ -251,7 +250,7 @@ fn read_sections(scan: &Scan, open: usize) -> Result<Sections, (EditError, usize
                     sep + 1
                 );
                 let error = EditError::at_payload_line(ErrorKind::Parse, j + 1, message);
-                return Err((error, j + 1));
+                return Err(Box::new((error, j + 1)));
             }
             _ => {}
         }
@@ -261,7 +260,10 @@ fn read_sections(scan: &Scan, open: usize) -> Result<Sections, (EditError, usize
     } else {
         "`═══════ REPL` and `»»» EDIT END`"
     };
-    Err((truncated_error(open_line, missing), scan.lines.len()))
+    Err(Box::new((
+        truncated_error(open_line, missing),
+        scan.lines.len(),
+    )))
 }
 
 #[cfg(test)]

@@ -21,8 +21,8 @@
 //! a missing second `───────` (the trailing anchor is then empty).
 
 use super::edit_block::{
-    block_path, dialect, is_any_close, is_double_rule, is_edit_open, is_single_rule,
-    joined_lines, missing_path_error, truncated_error, unclosed_error, Dialect,
+    block_path, dialect, is_any_close, is_double_rule, is_edit_open, is_single_rule, joined_lines,
+    missing_path_error, truncated_error, unclosed_error, Dialect,
 };
 use super::{Block, ParsedEdit, Scan};
 use crate::error::{EditError, ErrorKind};
@@ -38,12 +38,13 @@ pub fn parse(scan: &mut Scan, i: usize) -> Block {
     let open_line = i + 1;
     let sections = match read_sections(scan, i) {
         Ok(sections) => sections,
-        Err((error, next_line)) => {
+        Err(broken) => {
+            let (error, next_line) = *broken;
             return Block {
                 next_line,
                 edits: Vec::new(),
                 errors: vec![error],
-            }
+            };
         }
     };
     let next_line = sections.close + 1;
@@ -123,7 +124,7 @@ impl Part {
 
 /// Reads the sections of the block opening at `open`, or the error and the
 /// 0-based line where scanning resumes. Markers are checked in order.
-fn read_sections(scan: &Scan, open: usize) -> Result<Sections, (EditError, usize)> {
+fn read_sections(scan: &Scan, open: usize) -> Result<Sections, Box<(EditError, usize)>> {
     let open_line = open + 1;
     let mut part = Part::Leading;
     // 0-based line where each part starts.
@@ -131,7 +132,7 @@ fn read_sections(scan: &Scan, open: usize) -> Result<Sections, (EditError, usize
     for (j, line) in scan.lines.iter().enumerate().skip(open + 1) {
         if is_edit_open(line) {
             let missing = part.expected_marker();
-            return Err((unclosed_error(open_line, j + 1, missing), j));
+            return Err(Box::new((unclosed_error(open_line, j + 1, missing), j)));
         }
         let next = match (part, classify(line)) {
             (_, None) => continue,
@@ -158,8 +159,12 @@ fn read_sections(scan: &Scan, open: usize) -> Result<Sections, (EditError, usize
             }
             (_, Some(marker)) => {
                 let error = out_of_order_error(open_line, j + 1, part, marker);
-                let resume = if marker == Marker::Close { j + 1 } else { skip_to_close(scan, j) };
-                return Err((error, resume));
+                let resume = if marker == Marker::Close {
+                    j + 1
+                } else {
+                    skip_to_close(scan, j)
+                };
+                return Err(Box::new((error, resume)));
             }
         };
         part = next;
@@ -169,7 +174,10 @@ fn read_sections(scan: &Scan, open: usize) -> Result<Sections, (EditError, usize
         Part::Leading | Part::Old | Part::New => "`═══════`, `───────` and `»»»`",
         Part::Trailing => "`»»»`",
     };
-    Err((truncated_error(open_line, missing), scan.lines.len()))
+    Err(Box::new((
+        truncated_error(open_line, missing),
+        scan.lines.len(),
+    )))
 }
 
 /// A marker line inside a block.
@@ -246,7 +254,8 @@ mod tests {
 
     #[test]
     fn anchored_replace() {
-        let block = parse_text("a.py\n««« EDIT\nlead\n───────\nold\n═══════\nnew\n───────\ntrail\n»»»\n");
+        let block =
+            parse_text("a.py\n««« EDIT\nlead\n───────\nold\n═══════\nnew\n───────\ntrail\n»»»\n");
         assert_eq!(block.next_line, 10);
         assert_eq!(
             block.edits[0].op,

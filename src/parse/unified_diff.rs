@@ -41,7 +41,7 @@ pub fn parse(scan: &mut Scan, i: usize) -> Block {
         }
         match section.into_edits(scan) {
             Ok(edits) => block.edits.extend(edits),
-            Err(error) => block.errors.push(error),
+            Err(error) => block.errors.push(*error),
         }
     }
     block.next_line = j.max(i + 1);
@@ -153,8 +153,14 @@ fn read_section(lines: &[&str], first: usize) -> Section {
         && lines.get(j + 1).is_some_and(|l| l.starts_with("+++ "))
     {
         section.has_file_lines = true;
-        let old = lines.get(j).map(|l| file_line_path(l, "a/")).unwrap_or_default();
-        let new = lines.get(j + 1).map(|l| file_line_path(l, "b/")).unwrap_or_default();
+        let old = lines
+            .get(j)
+            .map(|l| file_line_path(l, "a/"))
+            .unwrap_or_default();
+        let new = lines
+            .get(j + 1)
+            .map(|l| file_line_path(l, "b/"))
+            .unwrap_or_default();
         section.created |= old.is_none();
         section.deleted |= new.is_none();
         section.old_path = old.or(section.old_path);
@@ -315,15 +321,21 @@ fn read_hunk(
 impl Section {
     /// The edits of this file: a create, a delete, or its hunks (one
     /// simultaneous group) followed by a rename.
-    fn into_edits(self, scan: &mut Scan) -> Result<Vec<ParsedEdit>, EditError> {
+    fn into_edits(self, scan: &mut Scan) -> Result<Vec<ParsedEdit>, Box<EditError>> {
         let line = self.first + 1;
         if self.binary {
-            return Err(parse_error(line, format!(
+            return Err(parse_error(
+                line,
+                format!(
                 "the diff at payload line {line} is a binary patch; binary files cannot be edited \
                  here, give the whole new text instead"
-            )));
+            ),
+            ));
         }
-        let last_line = self.hunks.last().map_or(self.end.max(self.first + 1), |(_, s)| s.last_line);
+        let last_line = self
+            .hunks
+            .last()
+            .map_or(self.end.max(self.first + 1), |(_, s)| s.last_line);
         let edit = |path: &str, source, ordering, op| ParsedEdit {
             path: path.to_string(),
             format: Format::UnifiedDiff,
@@ -333,19 +345,30 @@ impl Section {
         };
         let whole = SourceSpan::lines(line, last_line);
         if self.created {
-            let path = self.new_path.as_deref().ok_or_else(|| no_path_error(line))?;
+            let path = self
+                .new_path
+                .as_deref()
+                .ok_or_else(|| no_path_error(line))?;
             let mut content = String::new();
             for (hunk, span) in &self.hunks {
                 if !hunk.search.is_empty() {
-                    return Err(parse_error(span.first_line, format!(
-                        "the hunk at payload line {} creates `{path}` but has context or `-` \
+                    return Err(parse_error(
+                        span.first_line,
+                        format!(
+                            "the hunk at payload line {} creates `{path}` but has context or `-` \
                          lines; a new file's hunk has only `+` lines",
-                        span.first_line
-                    )));
+                            span.first_line
+                        ),
+                    ));
                 }
                 content.push_str(&hunk.replace);
             }
-            return Ok(vec![edit(path, whole, Ordering::Sequential, EditOp::Create { content })]);
+            return Ok(vec![edit(
+                path,
+                whole,
+                Ordering::Sequential,
+                EditOp::Create { content },
+            )]);
         }
         let path = self
             .old_path
@@ -354,13 +377,21 @@ impl Section {
             .ok_or_else(|| no_path_error(line))?;
         let path = path.as_str();
         if self.deleted {
-            return Ok(vec![edit(path, whole, Ordering::Sequential, EditOp::Delete)]);
+            return Ok(vec![edit(
+                path,
+                whole,
+                Ordering::Sequential,
+                EditOp::Delete,
+            )]);
         }
         if self.hunks.is_empty() && !self.renamed && self.has_file_lines {
-            return Err(parse_error(line, format!(
-                "the diff of `{path}` at payload line {line} has no `@@` hunk; add hunks like \
+            return Err(parse_error(
+                line,
+                format!(
+                    "the diff of `{path}` at payload line {line} has no `@@` hunk; add hunks like \
                  `@@ -12,3 +12,4 @@` followed by ` `, `-` and `+` lines"
-            )));
+                ),
+            ));
         }
         let mut edits = Vec::new();
         if !self.hunks.is_empty() {
@@ -373,21 +404,29 @@ impl Section {
             // At the section's last line: edits are ordered by their first
             // line and the rename applies after the hunks.
             let span = SourceSpan::lines(last_line, last_line);
-            edits.push(edit(path, span, Ordering::Sequential, EditOp::Rename { to }));
+            edits.push(edit(
+                path,
+                span,
+                Ordering::Sequential,
+                EditOp::Rename { to },
+            ));
         }
         Ok(edits)
     }
 }
 
-fn parse_error(line: usize, message: String) -> EditError {
-    EditError::at_payload_line(ErrorKind::Parse, line, message)
+fn parse_error(line: usize, message: String) -> Box<EditError> {
+    Box::new(EditError::at_payload_line(ErrorKind::Parse, line, message))
 }
 
-fn no_path_error(line: usize) -> EditError {
-    parse_error(line, format!(
-        "the diff at payload line {line} names no file; start it with `--- a/PATH` and \
+fn no_path_error(line: usize) -> Box<EditError> {
+    parse_error(
+        line,
+        format!(
+            "the diff at payload line {line} names no file; start it with `--- a/PATH` and \
          `+++ b/PATH`"
-    ))
+        ),
+    )
 }
 
 fn truncated_error(line: usize) -> EditError {
@@ -458,11 +497,20 @@ mod tests {
         let block = parse_text(
             "--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1,2 @@\n+a\n+b\n--- a/o.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\ndiff --git a/p b/q\nsimilarity index 100%\nrename from p\nrename to q\n",
         );
-        let ops: Vec<_> = block.edits.iter().map(|e| (e.path.as_str(), e.op.clone())).collect();
+        let ops: Vec<_> = block
+            .edits
+            .iter()
+            .map(|e| (e.path.as_str(), e.op.clone()))
+            .collect();
         assert_eq!(
             ops,
             vec![
-                ("n.txt", EditOp::Create { content: "a\nb\n".into() }),
+                (
+                    "n.txt",
+                    EditOp::Create {
+                        content: "a\nb\n".into()
+                    }
+                ),
                 ("o.txt", EditOp::Delete),
                 ("p", EditOp::Rename { to: "q".into() }),
             ]
