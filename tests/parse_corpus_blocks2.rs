@@ -191,3 +191,36 @@ proptest! {
         prop_assert!(parsed.batch.edits.iter().all(|e| e.ordering == group && e.path == "src/lib.rs"));
     }
 }
+
+/// A payload line mixing the markers of the four formats with content.
+fn payload_line() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("««« EDIT".to_string()),
+        Just("───────".to_string()),
+        Just("═══════".to_string()),
+        Just("═══════ REPL".to_string()),
+        Just("»»»".to_string()),
+        Just("»»» EDIT END".to_string()),
+        Just("*** Begin Patch".to_string()),
+        Just(" *** End Patch".to_string()),
+        Just("*** Update File: a.py".to_string()),
+        Just("*** Move to: b.py".to_string()),
+        Just("*** End of File".to_string()),
+        Just("--- a/x".to_string()),
+        Just("+++ b/x".to_string()),
+        Just("@@ -1,2 +1,2 @@".to_string()),
+        Just("```".to_string()),
+        Just("src/é.py".to_string()),
+        "[ +\\-@«»═─é]{0,6}",
+    ]
+}
+
+proptest! {
+    #[test]
+    fn parsing_never_panics(lines in prop::collection::vec(payload_line(), 0..30)) {
+        let parsed = parse(&lines.join("\n"), None);
+        for error in &parsed.errors {
+            prop_assert!(!error.message.is_empty());
+        }
+    }
+}
