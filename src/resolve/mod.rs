@@ -18,7 +18,7 @@ use std::cell::OnceCell;
 use std::ops::Range;
 use std::sync::Arc;
 
-use aho_corasick::AhoCorasick;
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
 use crate::engine::{FileChange, FileStatus, MatchMode, Options};
 use crate::error::{EditError, ErrorKind};
@@ -64,6 +64,18 @@ pub enum FileResult {
     Failed(Vec<EditError>),
     /// Some edits resolved (the change holds only those), some failed.
     Partial(Vec<FileChange>, Vec<EditError>),
+}
+
+/// How many leading bytes of each exact needle the one-scan automaton holds.
+const HIT_PREFIX_BYTES: usize = 48;
+
+/// The largest char boundary of `s` at or below `at`.
+fn floor_char_boundary(s: &str, at: usize) -> usize {
+    let mut i = at.min(s.len());
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
 }
 
 /// Whether the file is there, as the edits so far left it.
@@ -230,12 +242,25 @@ impl<'o, 'c> FileResolver<'o, 'c> {
             }
             return;
         }
-        let Ok(ac) = AhoCorasick::new(needles.iter().map(|(_, n)| n.as_str())) else {
+        // The automaton holds short prefixes only (cheap to build, even for
+        // thousands of large blocks); each prefix hit is verified in full.
+        let prefixes = needles
+            .iter()
+            .map(|(_, n)| &n.as_bytes()[..floor_char_boundary(n, HIT_PREFIX_BYTES)]);
+        let Ok(ac) = AhoCorasick::builder()
+            .kind(Some(AhoCorasickKind::ContiguousNFA))
+            .build(prefixes)
+        else {
             return;
         };
+        let bytes = original.as_bytes();
         let mut hits: Vec<Vec<usize>> = vec![Vec::new(); needles.len()];
         for m in ac.find_overlapping_iter(original) {
-            hits[m.pattern().as_usize()].push(m.start());
+            let k = m.pattern().as_usize();
+            let needle = needles[k].1.as_bytes();
+            if bytes[m.start()..].starts_with(needle) {
+                hits[k].push(m.start());
+            }
         }
         for ((index, _), h) in needles.iter().zip(hits) {
             self.orig_hits.insert(*index, h);
