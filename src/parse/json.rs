@@ -175,6 +175,8 @@ impl Ctx {
         }
         let hint = if what.starts_with("control character") {
             "; a string holds a raw line break or tab: write it as \\n or \\t"
+        } else if what.starts_with("key must be a string") {
+            "; JSON needs double quotes around keys and strings"
         } else if trailing_text {
             "; only JSON may follow a JSON value: remove the text after it"
         } else {
@@ -295,7 +297,7 @@ impl Ctx {
         let Some(arguments) = ARGUMENT_KEYS.iter().find_map(|k| function.get(k)) else {
             let line = self.line_of(function.start);
             let message = format!(
-                "the `{name}` call at payload line {line} has no `arguments`: add them as an object"
+                "`{name}` call at payload line {line}: `arguments` is missing: add them as an object"
             );
             self.error_at(function, message);
             return;
@@ -309,7 +311,7 @@ impl Ctx {
             Value::Object(_) => tools::call(self, name, arguments, call),
             _ => {
                 let message = format!(
-                    "the `{name}` call at payload line {}: `arguments` must be an object or a \
+                    "`{name}` call at payload line {}: `arguments` must be an object or a \
                      JSON string, found {}",
                     self.line_of(arguments.start),
                     arguments.kind()
@@ -324,12 +326,12 @@ impl Ctx {
     fn decode_arguments(&mut self, name: &str, text: &str, string: &Node) -> Option<Node> {
         let line = self.line_of(string.start);
         let checked = serde_json::from_str::<serde::de::IgnoredAny>(text);
-        let decoded = checked.ok().and_then(|_| value::parse_at(text, 0));
+        let decoded = checked.as_ref().ok().and_then(|_| value::parse_at(text, 0));
         if let Some(mut node) = decoded.filter(|n| matches!(n.value, Value::Object(_))) {
             node.relocate(string.start, string.end);
             return Some(node);
         }
-        let (kind, problem) = match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+        let (kind, problem) = match checked {
             Err(err) if err.is_eof() => (
                 ErrorKind::Truncated,
                 format!("it ends before its JSON closes ({err})"),
@@ -390,7 +392,8 @@ mod tests {
 
     #[test]
     fn truncated_json_is_truncated() {
-        let out = parse("{\"name\": \"write_file\", \"arguments\": {\"path\": \"a\",\n \"content\": \"x");
+        let out =
+            parse("{\"name\": \"write_file\", \"arguments\": {\"path\": \"a\",\n \"content\": \"x");
         assert_eq!(out.errors.len(), 1);
         assert_eq!(out.errors[0].kind, ErrorKind::Truncated);
         assert_eq!(out.errors[0].lines, vec![2]);
@@ -402,14 +405,17 @@ mod tests {
         let out = parse("{\n\"path\": \"a\",\n\"content\": 'x'\n}");
         assert_eq!(out.errors[0].kind, ErrorKind::Parse);
         assert_eq!(out.errors[0].lines, vec![3]);
-        assert!(out.errors[0].message.contains("column 12"), "{}", out.errors[0].message);
+        assert!(
+            out.errors[0].message.contains("column 12"),
+            "{}",
+            out.errors[0].message
+        );
     }
 
     #[test]
     fn values_one_after_another_are_a_sequence() {
-        let out = parse(
-            "{\"path\": \"a\", \"content\": \"1\"}\n{\"path\": \"b\", \"content\": \"2\"}\n",
-        );
+        let out =
+            parse("{\"path\": \"a\", \"content\": \"1\"}\n{\"path\": \"b\", \"content\": \"2\"}\n");
         assert!(out.errors.is_empty());
         assert_eq!(out.edits.len(), 2);
         assert_eq!(out.edits[1].source, SourceSpan::lines(2, 2));
@@ -417,7 +423,8 @@ mod tests {
 
     #[test]
     fn fenced_calls_are_offset_to_payload_lines() {
-        let payload = "Here it is:\n\n```json\n{\"path\": \"a\",\n \"content\": \"1\"}\n```\nDone.\n";
+        let payload =
+            "Here it is:\n\n```json\n{\"path\": \"a\",\n \"content\": \"1\"}\n```\nDone.\n";
         let out = parse_fenced(payload).unwrap();
         assert!(out.errors.is_empty());
         assert_eq!(out.edits[0].source, SourceSpan::lines(4, 5));
@@ -437,7 +444,12 @@ mod tests {
         assert!(out.errors.is_empty(), "{:?}", out.errors);
         assert_eq!(
             ops(&out),
-            vec![("yes", &EditOp::Write { content: "x\n".into() })]
+            vec![(
+                "yes",
+                &EditOp::Write {
+                    content: "x\n".into()
+                }
+            )]
         );
         assert_eq!(out.edits[0].source, SourceSpan::lines(5, 5));
     }

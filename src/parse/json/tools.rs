@@ -89,13 +89,13 @@ pub(super) fn call(ctx: &mut Ctx, name: &str, args: &Node, call: &Node) {
                 "unknown tool `{name}` at payload line {}: use one of {KNOWN_TOOLS}",
                 ctx.line_of(call.start)
             );
-            vec![Err(ctx.parse_error(call, message))]
+            vec![Err(Box::new(ctx.parse_error(call, message)))]
         }
     };
     for edit in edits {
         match edit {
             Ok(edit) => ctx.out.edits.push(edit),
-            Err(error) => ctx.out.errors.push(error),
+            Err(error) => ctx.out.errors.push(*error),
         }
     }
 }
@@ -109,14 +109,22 @@ struct Tool<'n> {
 }
 
 /// What one tool call gives: edits and errors, in payload order.
-type Edits = Vec<Result<ParsedEdit, EditError>>;
+type Edits = Vec<Fallible<ParsedEdit>>;
+
+/// A result whose error is boxed (an [`EditError`] is large).
+type Fallible<T> = Result<T, Box<EditError>>;
 
 impl Tool<'_> {
     /// `write_file {path, content}` / `Write {file_path, content}`.
-    fn write(&self, ctx: &Ctx) -> Result<ParsedEdit, EditError> {
+    fn write(&self, ctx: &Ctx) -> Fallible<ParsedEdit> {
         let path = self.args.path(ctx)?;
         let content = self.args.string(ctx, "content")?;
-        Ok(edit(path, self.span, Ordering::Sequential, EditOp::Write { content }))
+        Ok(edit(
+            path,
+            self.span,
+            Ordering::Sequential,
+            EditOp::Write { content },
+        ))
     }
 
     /// `modify_file {path, changes: [{start, end?, content}]}`: simultaneous
@@ -179,7 +187,9 @@ impl Tool<'_> {
             Ok(other) => Err(self.args.field_error(
                 ctx,
                 "command",
-                &format!("`{other}` is not a command that edits; use str_replace, create or insert"),
+                &format!(
+                    "is `{other}`, which this tool does not run; use str_replace, create or insert"
+                ),
             )),
             Err(error) => Err(error.clone()),
         };
@@ -188,23 +198,36 @@ impl Tool<'_> {
 
     /// `{command: "str_replace", path, old_str, new_str}`; a missing
     /// `new_str` deletes `old_str`, as in Anthropic's reference tool.
-    fn str_replace(&self, ctx: &Ctx) -> Result<ParsedEdit, EditError> {
+    fn str_replace(&self, ctx: &Ctx) -> Fallible<ParsedEdit> {
         let path = self.args.path(ctx)?;
         let old = self.args.string(ctx, "old_str")?;
-        let new = self.args.optional_string(ctx, "new_str")?.unwrap_or_default();
-        Ok(edit(path, self.span, Ordering::Sequential, string_op(old, new, false)))
+        let new = self
+            .args
+            .optional_string(ctx, "new_str")?
+            .unwrap_or_default();
+        Ok(edit(
+            path,
+            self.span,
+            Ordering::Sequential,
+            string_op(old, new, false),
+        ))
     }
 
     /// `{command: "create", path, file_text}`.
-    fn create(&self, ctx: &Ctx) -> Result<ParsedEdit, EditError> {
+    fn create(&self, ctx: &Ctx) -> Fallible<ParsedEdit> {
         let path = self.args.path(ctx)?;
         let content = self.args.string(ctx, "file_text")?;
-        Ok(edit(path, self.span, Ordering::Sequential, EditOp::Create { content }))
+        Ok(edit(
+            path,
+            self.span,
+            Ordering::Sequential,
+            EditOp::Create { content },
+        ))
     }
 
     /// `{command: "insert", path, insert_line, new_str}`: `new_str` split on
     /// `\n` becomes lines inserted after line `insert_line` (0 = top).
-    fn insert(&self, ctx: &Ctx) -> Result<ParsedEdit, EditError> {
+    fn insert(&self, ctx: &Ctx) -> Fallible<ParsedEdit> {
         let path = self.args.path(ctx)?;
         let after_line = self.args.line_number(ctx, "insert_line")?;
         let new_str = match self.args.optional_string(ctx, "insert_text")? {
@@ -212,7 +235,12 @@ impl Tool<'_> {
             None => self.args.string(ctx, "new_str")?,
         };
         let text = format!("{new_str}\n");
-        Ok(edit(path, self.span, Ordering::Sequential, EditOp::InsertLines { after_line, text }))
+        Ok(edit(
+            path,
+            self.span,
+            Ordering::Sequential,
+            EditOp::InsertLines { after_line, text },
+        ))
     }
 }
 
@@ -264,16 +292,16 @@ impl<'n> Fields<'n> {
     }
 
     /// Item `i` of the list `key`, which must be an object.
-    fn item(&self, ctx: &Ctx, key: &str, i: usize, item: &'n Node) -> Result<Fields<'n>, EditError> {
+    fn item(&self, ctx: &Ctx, key: &str, i: usize, item: &'n Node) -> Fallible<Fields<'n>> {
         let label = format!("{}{key}[{i}]", self.prefix);
         if !matches!(item.value, Value::Object(_)) {
             let message = format!(
-                "`{}` at payload line {}: `{label}` must be an object, found {}",
+                "`{}` call at payload line {}: `{label}` must be an object, found {}",
                 self.tool,
                 ctx.line_of(item.start),
                 item.kind()
             );
-            return Err(ctx.parse_error(item, message));
+            return Err(Box::new(ctx.parse_error(item, message)));
         }
         Ok(Fields::new(self.tool, &format!("{label}."), item))
     }
@@ -298,7 +326,7 @@ impl<'n> Fields<'n> {
     }
 
     /// The (non-empty) path, under `path` or `file_path`.
-    fn path(&self, ctx: &Ctx) -> Result<String, EditError> {
+    fn path(&self, ctx: &Ctx) -> Fallible<String> {
         let key = self.path_key();
         let node = match ["path", "file_path"].iter().find_map(|k| self.node.get(k)) {
             Some(node) => node,
@@ -312,13 +340,13 @@ impl<'n> Fields<'n> {
     }
 
     /// The required string `key`.
-    fn string(&self, ctx: &Ctx, key: &str) -> Result<String, EditError> {
+    fn string(&self, ctx: &Ctx, key: &str) -> Fallible<String> {
         self.optional_string(ctx, key)?
             .ok_or_else(|| self.missing(ctx, key, "a string"))
     }
 
     /// The string `key`, `None` when absent or `null`.
-    fn optional_string(&self, ctx: &Ctx, key: &str) -> Result<Option<String>, EditError> {
+    fn optional_string(&self, ctx: &Ctx, key: &str) -> Fallible<Option<String>> {
         match self.node.get(key) {
             None => Ok(None),
             Some(node) => match node.as_str() {
@@ -329,7 +357,7 @@ impl<'n> Fields<'n> {
     }
 
     /// The boolean `key`, false when absent.
-    fn flag(&self, ctx: &Ctx, key: &str) -> Result<bool, EditError> {
+    fn flag(&self, ctx: &Ctx, key: &str) -> Fallible<bool> {
         match self.node.get(key) {
             None => Ok(false),
             Some(Node {
@@ -341,21 +369,25 @@ impl<'n> Fields<'n> {
     }
 
     /// The non-negative integer `key`.
-    fn line_number(&self, ctx: &Ctx, key: &str) -> Result<usize, EditError> {
+    fn line_number(&self, ctx: &Ctx, key: &str) -> Fallible<usize> {
         let node = self
             .node
             .get(key)
             .ok_or_else(|| self.missing(ctx, key, "a line number (0 = top of the file)"))?;
         match &node.value {
             Value::Number(n) => n.parse::<usize>().map_err(|_| {
-                self.field_error(ctx, key, &format!("must be a line number of 0 or more, found {n}"))
+                self.field_error(
+                    ctx,
+                    key,
+                    &format!("must be a line number of 0 or more, found {n}"),
+                )
             }),
             _ => Err(self.wrong_type(ctx, key, node, "a line number (0 = top of the file)")),
         }
     }
 
     /// The array `key`, which must have at least one element.
-    fn non_empty_array(&self, ctx: &Ctx, key: &str) -> Result<&'n [Node], EditError> {
+    fn non_empty_array(&self, ctx: &Ctx, key: &str) -> Fallible<&'n [Node]> {
         let node = self
             .node
             .get(key)
@@ -369,7 +401,7 @@ impl<'n> Fields<'n> {
 
     /// Lines under `key`: an array of strings (one per line) or one string
     /// (split into lines). `None` when absent.
-    fn lines(&self, ctx: &Ctx, key: &str) -> Result<Option<Vec<String>>, EditError> {
+    fn lines(&self, ctx: &Ctx, key: &str) -> Fallible<Option<Vec<String>>> {
         let Some(node) = self.node.get(key) else {
             return Ok(None);
         };
@@ -389,7 +421,7 @@ impl<'n> Fields<'n> {
     }
 
     /// A `modify_file` change: `start` (1+ lines), `end` (optional), `content`.
-    fn anchored_region(&self, ctx: &Ctx) -> Result<AnchoredRegion, EditError> {
+    fn anchored_region(&self, ctx: &Ctx) -> Fallible<AnchoredRegion> {
         let start = self
             .lines(ctx, "start")?
             .ok_or_else(|| self.missing(ctx, "start", "1-4 lines that begin the region"))?;
@@ -404,7 +436,11 @@ impl<'n> Fields<'n> {
         let content = self
             .lines(ctx, "content")?
             .ok_or_else(|| self.missing(ctx, "content", "the replacement lines ([] deletes)"))?;
-        Ok(AnchoredRegion { start, end, content })
+        Ok(AnchoredRegion {
+            start,
+            end,
+            content,
+        })
     }
 
     /// A string edit `{old_string, new_string, replace_all?}` (path from the
@@ -414,7 +450,7 @@ impl<'n> Fields<'n> {
         ctx: &Ctx,
         call_path: Option<String>,
         span: SourceSpan,
-    ) -> Result<ParsedEdit, EditError> {
+    ) -> Fallible<ParsedEdit> {
         let path = match (self.optional_path(), call_path) {
             (Some(path), _) | (None, Some(path)) => path,
             (None, None) => self.path(ctx)?,
@@ -422,36 +458,41 @@ impl<'n> Fields<'n> {
         let old = self.string(ctx, "old_string")?;
         let new = self.string(ctx, "new_string")?;
         let replace_all = self.flag(ctx, "replace_all")?;
-        Ok(edit(path, span, Ordering::Sequential, string_op(old, new, replace_all)))
+        Ok(edit(
+            path,
+            span,
+            Ordering::Sequential,
+            string_op(old, new, replace_all),
+        ))
     }
 
     /// "`key` is missing" at the object's first line.
-    fn missing(&self, ctx: &Ctx, key: &str, expected: &str) -> EditError {
+    fn missing(&self, ctx: &Ctx, key: &str, expected: &str) -> Box<EditError> {
         self.field_error(ctx, key, &format!("is missing: add it as {expected}"))
     }
 
     /// "`key` must be X, found Y" at the value's line.
-    fn wrong_type(&self, ctx: &Ctx, key: &str, node: &Node, expected: &str) -> EditError {
+    fn wrong_type(&self, ctx: &Ctx, key: &str, node: &Node, expected: &str) -> Box<EditError> {
         let message = format!(
-            "`{}` at payload line {}: `{}{key}` must be {expected}, found {}",
+            "`{}` call at payload line {}: `{}{key}` must be {expected}, found {}",
             self.tool,
             ctx.line_of(node.start),
             self.prefix,
             node.kind()
         );
-        ctx.parse_error(node, message)
+        Box::new(ctx.parse_error(node, message))
     }
 
     /// "`key` <problem>" at the object's first line.
-    fn field_error(&self, ctx: &Ctx, key: &str, problem: &str) -> EditError {
+    fn field_error(&self, ctx: &Ctx, key: &str, problem: &str) -> Box<EditError> {
         let at = self.node.get(key).unwrap_or(self.node);
         let message = format!(
-            "`{}` at payload line {}: `{}{key}` {problem}",
+            "`{}` call at payload line {}: `{}{key}` {problem}",
             self.tool,
             ctx.line_of(at.start),
             self.prefix
         );
-        ctx.parse_error(at, message)
+        Box::new(ctx.parse_error(at, message))
     }
 }
 
@@ -470,12 +511,19 @@ mod tests {
     #[test]
     fn empty_old_string_creates() {
         let out = parse(r#"{"path": "n.txt", "old_string": "", "new_string": "hi\n"}"#);
-        assert_eq!(only_op(&out), &EditOp::Create { content: "hi\n".into() });
+        assert_eq!(
+            only_op(&out),
+            &EditOp::Create {
+                content: "hi\n".into()
+            }
+        );
     }
 
     #[test]
     fn replace_all_is_carried() {
-        let out = parse(r#"{"file_path": "/abs/a.ts", "old_string": "a", "new_string": "b", "replace_all": true}"#);
+        let out = parse(
+            r#"{"file_path": "/abs/a.ts", "old_string": "a", "new_string": "b", "replace_all": true}"#,
+        );
         let mut want = Replace::substring("a", "b");
         want.replace_all = true;
         assert_eq!(only_op(&out), &EditOp::Replace(want));
@@ -484,10 +532,14 @@ mod tests {
 
     #[test]
     fn insert_text_becomes_newline_terminated_lines() {
-        let out = parse(r#"{"command": "insert", "path": "a", "insert_line": 0, "new_str": "x\ny"}"#);
+        let out =
+            parse(r#"{"command": "insert", "path": "a", "insert_line": 0, "new_str": "x\ny"}"#);
         assert_eq!(
             only_op(&out),
-            &EditOp::InsertLines { after_line: 0, text: "x\ny\n".into() }
+            &EditOp::InsertLines {
+                after_line: 0,
+                text: "x\ny\n".into()
+            }
         );
     }
 
@@ -515,7 +567,11 @@ mod tests {
         let out = parse(r#"{"command": "view", "path": "a"}"#);
         assert!(out.edits.is_empty() && out.errors.is_empty());
         let out = parse(r#"{"command": "delete", "path": "a"}"#);
-        assert!(out.errors[0].message.contains("`delete`"), "{}", out.errors[0].message);
+        assert!(
+            out.errors[0].message.contains("`delete`"),
+            "{}",
+            out.errors[0].message
+        );
     }
 
     #[test]
@@ -524,7 +580,9 @@ mod tests {
         assert_eq!(out.errors[0].kind, ErrorKind::Parse);
         assert_eq!(out.errors[0].lines, vec![2]);
         assert!(
-            out.errors[0].message.contains("`edits[0].old_string` must be a string, found a number"),
+            out.errors[0]
+                .message
+                .contains("`edits[0].old_string` must be a string, found a number"),
             "{}",
             out.errors[0].message
         );

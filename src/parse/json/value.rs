@@ -89,9 +89,7 @@ impl Node {
         self.end = end;
         match &mut self.value {
             Value::Array(items) => items.iter_mut().for_each(|n| n.relocate(start, end)),
-            Value::Object(members) => members
-                .iter_mut()
-                .for_each(|(_, n)| n.relocate(start, end)),
+            Value::Object(members) => members.iter_mut().for_each(|(_, n)| n.relocate(start, end)),
             _ => {}
         }
     }
@@ -255,7 +253,15 @@ mod tests {
 
     #[test]
     fn gives_up_without_panicking_on_broken_text() {
-        for text in ["{\"a\": ", "[1, 2", "\"abc", "{\"a\" 1}", "tru", "", "{\"a\":1,}"] {
+        for text in [
+            "{\"a\": ",
+            "[1, 2",
+            "\"abc",
+            "{\"a\" 1}",
+            "tru",
+            "",
+            "{\"a\":1,}",
+        ] {
             assert_eq!(parse_at(text, 0), None, "{text}");
         }
     }
