@@ -48,3 +48,30 @@ fn err_fixtures_report_errors() {
         }));
     });
 }
+
+#[test]
+fn prompt_kit_examples_parse() {
+    let kit = include_str!("../src/prompt_kits/json.md");
+    let parsed = parse(kit, None);
+    assert!(parsed.errors.is_empty(), "{:#?}", parsed.errors);
+    assert_eq!(parsed.batch.edits.len(), 3);
+}
+
+#[test]
+fn prompt_kit_schemas_name_the_parsed_tools() {
+    let tools: serde_json::Value =
+        serde_json::from_str(include_str!("../src/prompt_kits/json_tools.json"))
+            .expect("json_tools.json is JSON");
+    let names: Vec<&str> = tools
+        .as_array()
+        .expect("an array of tools")
+        .iter()
+        .filter_map(|t| t["function"]["name"].as_str())
+        .collect();
+    assert_eq!(names, ["write_file", "edit_file", "modify_file"]);
+    for tool in tools.as_array().into_iter().flatten() {
+        let parameters = &tool["function"]["parameters"];
+        assert_eq!(parameters["type"], "object", "{tool}");
+        assert!(parameters["required"].is_array(), "{tool}");
+    }
+}

@@ -462,4 +462,16 @@ mod tests {
         let out = parse("{\"name\": \"edit_file\", \"arguments\": 3}");
         assert!(out.errors[0].message.contains("found a number"));
     }
+
+    #[test]
+    fn every_cut_of_a_payload_is_truncated_not_a_panic() {
+        let payload = "[{\"type\": \"tool_use\", \"name\": \"edit_file\", \"input\":\n {\"path\": \"«a».py\", \"old_string\": \"═ 🚀\", \"new_string\": \"x\"}}]";
+        for (cut, _) in payload.char_indices().skip(1) {
+            let out = parse(&payload[..cut]);
+            assert!(out.edits.is_empty(), "cut at {cut}");
+            assert_eq!(out.errors.len(), 1, "cut at {cut}");
+            assert_eq!(out.errors[0].kind, ErrorKind::Truncated, "cut at {cut}");
+        }
+        assert!(parse(payload).errors.is_empty());
+    }
 }
