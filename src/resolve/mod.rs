@@ -474,7 +474,8 @@ impl<'o, 'c> FileResolver<'o, 'c> {
         if at == current.len() && !current.is_empty() && !current.ends_with('\n') {
             new.push_str(le);
         }
-        for line in text.split('\n') {
+        // `text` is newline-terminated lines (the model's convention).
+        for line in text.strip_suffix('\n').unwrap_or(text).split('\n') {
             new.push_str(line);
             new.push_str(le);
         }
