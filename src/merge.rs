@@ -2,8 +2,9 @@
 //!
 //! `base` is the snapshot the LLM saw, `ours` the user's current buffer
 //! (unsaved changes included), `theirs` the LLM's result computed from
-//! `base`. Both descendants are diffed against `base` line by line (Myers,
-//! with a time limit); their hunks are then walked in base order.
+//! `base`. Lines are interned to integers (xxh3-hashed), both descendants
+//! are diffed against `base` line by line (Myers, with a time limit), and
+//! their hunks are walked in base order.
 //!
 //! The rules (see `docs/conflicts.md`):
 //! - Hunks of the two sides that share no base line merge. Touching is not
@@ -23,10 +24,14 @@
 //! [`TextEdits`] of `ours` that give it: one edit per LLM hunk, never
 //! touching the user's own changes.
 
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
-use similar::{capture_diff_deadline, Algorithm, DiffOp};
+use similar::algorithms::{myers, Capture, Compact, Replace};
+use similar::DiffOp;
+use xxhash_rust::xxh3::xxh3_64;
 
 use crate::error::LineRange;
 use crate::plan::{TextEdit, TextEdits};
@@ -127,9 +132,11 @@ fn push_terminated(out: &mut String, lines: &str, eol: &str) {
 /// Merges the LLM's changes (`base` → `theirs`) into the user's buffer
 /// (`base` → `ours`). See the module documentation for the rules.
 pub fn merge(base: &str, ours: &str, theirs: &str) -> MergeOutcome {
-    let base = Side::new(base);
-    let ours = Side::new(ours);
-    let theirs = Side::new(theirs);
+    let mut interner = Interner::with_capacity(base.len() / 32 + 16);
+    let base = Side::base(base, &mut interner);
+    let ours = Side::descendant(ours, &base, &mut interner);
+    let theirs = Side::descendant(theirs, &base, &mut interner);
+    drop(interner);
     let changes = sorted_changes(
         diff_hunks(&base, &ours, Who::Ours),
         diff_hunks(&base, &theirs, Who::Theirs),
@@ -160,7 +167,7 @@ pub fn merge(base: &str, ours: &str, theirs: &str) -> MergeOutcome {
                 None => text.to_string(),
             };
             push_joined(&mut edits, TextEdit::new(ours.bytes(&ours_span), text));
-        } else if ours.keys[ours_span.clone()] != theirs.keys[theirs_span.clone()] {
+        } else if ours.ids[ours_span.clone()] != theirs.ids[theirs_span.clone()] {
             conflicts.push(MergeConflict {
                 ours: ours.region(ours_span),
                 base: base.region(base_span),
@@ -208,25 +215,79 @@ fn with_line_ending(text: &str, ending: LineEnding) -> String {
 }
 
 /// A line as the merge compares it: its content without terminator, and
-/// whether it has one (only a file's last line may not).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// whether it has one (only a file's last line may not). `hash` is the
+/// content's xxh3, computed once and compared first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct LineKey<'t> {
+    hash: u64,
     content: &'t str,
     terminated: bool,
 }
 
 impl<'t> LineKey<'t> {
     fn of(line: &'t str) -> LineKey<'t> {
-        match line.strip_suffix('\n') {
-            Some(content) => LineKey {
-                content: content.strip_suffix('\r').unwrap_or(content),
-                terminated: true,
-            },
-            None => LineKey {
-                content: line,
-                terminated: false,
-            },
+        let (content, terminated) = match line.strip_suffix('\n') {
+            Some(content) => (content.strip_suffix('\r').unwrap_or(content), true),
+            None => (line, false),
+        };
+        LineKey {
+            hash: xxh3_64(content.as_bytes()) ^ u64::from(terminated),
+            content,
+            terminated,
         }
+    }
+}
+
+impl Hash for LineKey<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
+
+/// Hashes a [`LineKey`] to its precomputed hash.
+#[derive(Default)]
+struct PrecomputedHasher(u64);
+
+impl Hasher for PrecomputedHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `write_u64` is used by `LineKey`; fold anything else in.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// Numbers distinct lines across the three texts, so that the diffs
+/// compare integers: equal ids, equal lines.
+struct Interner<'t> {
+    /// Each distinct line's id, and the last base line holding it.
+    ids: HashMap<LineKey<'t>, (u32, Option<usize>), BuildHasherDefault<PrecomputedHasher>>,
+}
+
+impl<'t> Interner<'t> {
+    fn with_capacity(lines: usize) -> Interner<'t> {
+        Interner {
+            ids: HashMap::with_capacity_and_hasher(lines, BuildHasherDefault::default()),
+        }
+    }
+
+    /// The line's id, and the last base line holding it. `base_line`
+    /// records the line's position when it is a line of base.
+    fn id(&mut self, key: LineKey<'t>, base_line: Option<usize>) -> (u32, Option<usize>) {
+        let next = self.ids.len() as u32;
+        let entry = self.ids.entry(key).or_insert((next, base_line));
+        if base_line.is_some() {
+            entry.1 = base_line;
+        }
+        *entry
     }
 }
 
@@ -234,16 +295,54 @@ impl<'t> LineKey<'t> {
 struct Side<'t> {
     text: &'t str,
     index: LineIndex,
-    keys: Vec<LineKey<'t>>,
+    /// Each line's interned id.
+    ids: Vec<u32>,
 }
 
 impl<'t> Side<'t> {
-    fn new(text: &'t str) -> Side<'t> {
+    /// Splits `text` into lines.
+    fn lines(text: &'t str) -> (LineIndex, impl Iterator<Item = &'t str> + use<'t>) {
         let index = LineIndex::new(text);
-        let keys = (0..index.len())
-            .map(|i| LineKey::of(&text[index.full_range(i)]))
+        let ranges: Vec<Range<usize>> = (0..index.len()).map(|i| index.full_range(i)).collect();
+        (index, ranges.into_iter().map(move |r| &text[r]))
+    }
+
+    /// The base text: every line interned.
+    fn base(text: &'t str, interner: &mut Interner<'t>) -> Side<'t> {
+        let (index, lines) = Side::lines(text);
+        let ids = lines
+            .enumerate()
+            .map(|(i, line)| interner.id(LineKey::of(line), Some(i)).0)
             .collect();
-        Side { text, index, keys }
+        Side { text, index, ids }
+    }
+
+    /// A descendant of `base`. Lines equal to the base line at the same
+    /// place (after the changes so far) reuse its id without hashing; the
+    /// others are interned and re-align the walk on the base line they
+    /// come from, so a file with few changes costs little more than a scan.
+    fn descendant(text: &'t str, base: &Side<'t>, interner: &mut Interner<'t>) -> Side<'t> {
+        let (index, lines) = Side::lines(text);
+        let mut ids = Vec::with_capacity(index.len());
+        let mut at = 0; // the base line expected next
+        for line in lines {
+            if at < base.ids.len() && base.line(at) == line {
+                ids.push(base.ids[at]);
+                at += 1;
+                continue;
+            }
+            let (id, base_line) = interner.id(LineKey::of(line), None);
+            if let Some(found) = base_line.filter(|&found| found >= at) {
+                at = found + 1;
+            }
+            ids.push(id);
+        }
+        Side { text, index, ids }
+    }
+
+    /// Line `i` with its terminator.
+    fn line(&self, i: usize) -> &'t str {
+        &self.text[self.index.full_range(i)]
     }
 
     /// Byte range of lines `lines`.
@@ -258,7 +357,7 @@ impl<'t> Side<'t> {
 
     /// The conflict region of lines `span`.
     fn region(&self, span: Range<usize>) -> ConflictSide {
-        let count = self.keys.len();
+        let count = self.ids.len();
         let lines = if span.is_empty() {
             let line = (span.start + 1).min(count.max(1));
             LineRange::new(line, line)
@@ -293,14 +392,12 @@ struct Hunk {
 /// hunks of one side are always separated by at least one equal line.
 fn diff_hunks(base: &Side, side: &Side, who: Who) -> Vec<Hunk> {
     let deadline = Instant::now() + DIFF_TIME_LIMIT;
-    let ops = capture_diff_deadline(
-        Algorithm::Myers,
-        &base.keys,
-        0..base.keys.len(),
-        &side.keys,
-        0..side.keys.len(),
-        Some(deadline),
-    );
+    let (old, new) = (&base.ids, &side.ids);
+    let mut hook = Compact::new(Replace::new(Capture::new()), old, new);
+    let finished =
+        myers::diff_deadline_raw(&mut hook, old, 0..old.len(), new, 0..new.len(), Some(deadline));
+    let Ok(()) = finished;
+    let ops = hook.into_inner().into_inner().into_ops();
     let mut hunks: Vec<Hunk> = Vec::new();
     for op in ops.iter().filter(|op| !matches!(op, DiffOp::Equal { .. })) {
         let (base_range, side_range) = (op.old_range(), op.new_range());
