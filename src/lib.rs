@@ -9,6 +9,7 @@
 //!
 //! See `docs/architecture.md` for the map and the invariants.
 
+pub mod context;
 pub mod engine;
 pub mod error;
 pub mod merge;
