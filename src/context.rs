@@ -105,6 +105,15 @@ impl Snapshot {
     }
 }
 
+impl FromIterator<(WorkspacePath, SnapshotEntry)> for Snapshot {
+    /// An in-memory snapshot (the language server's, or a test's).
+    fn from_iter<I: IntoIterator<Item = (WorkspacePath, SnapshotEntry)>>(files: I) -> Snapshot {
+        Snapshot {
+            files: files.into_iter().collect(),
+        }
+    }
+}
+
 /// Why a context could not be stored or read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ContextError {
@@ -209,7 +218,11 @@ impl ContextStore {
         };
         let mut snapshot = Snapshot::default();
         for (path, text) in files {
-            write_atomic(&path.under(&dir.join(FILES)), text.as_bytes(), Durable::NoSync)?;
+            write_atomic(
+                &path.under(&dir.join(FILES)),
+                text.as_bytes(),
+                Durable::NoSync,
+            )?;
             let entry = SnapshotEntry::new(text.as_str());
             manifest.files.push(ManifestFile {
                 path: path.as_str().to_string(),
@@ -305,8 +318,7 @@ impl ContextStore {
 /// Checks a context id: it becomes one folder name.
 fn validate_id(id: &str) -> Result<(), ContextError> {
     let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
-    if id.is_empty() || id.len() > MAX_ID_LEN || id.starts_with('.') || !id.chars().all(allowed)
-    {
+    if id.is_empty() || id.len() > MAX_ID_LEN || id.starts_with('.') || !id.chars().all(allowed) {
         return Err(ContextError::InvalidId(id.to_string()));
     }
     Ok(())
@@ -339,7 +351,11 @@ fn read_checked(
 }
 
 /// Adds the file `full` of a mirror folder rooted at `root`, when it is text.
-fn add_mirrored_file(snapshot: &mut Snapshot, root: &Path, full: &Path) -> Result<(), ContextError> {
+fn add_mirrored_file(
+    snapshot: &mut Snapshot,
+    root: &Path,
+    full: &Path,
+) -> Result<(), ContextError> {
     let Ok(relative) = full.strip_prefix(root) else {
         return Ok(());
     };
@@ -416,8 +432,14 @@ mod tests {
 
     fn sample(root: &Path) -> Vec<(WorkspacePath, String)> {
         vec![
-            (path(root, "src/app.py"), "def f():\n    return 1\n".to_string()),
-            (path(root, "docs/ünïcødé «notes».md"), "═ emoji 🚀\r\nno final newline".to_string()),
+            (
+                path(root, "src/app.py"),
+                "def f():\n    return 1\n".to_string(),
+            ),
+            (
+                path(root, "docs/ünïcødé «notes».md"),
+                "═ emoji 🚀\r\nno final newline".to_string(),
+            ),
             (path(root, "empty.txt"), String::new()),
         ]
     }
@@ -481,16 +503,23 @@ mod tests {
             Err(ContextError::CorruptSnapshot { path, .. }) if path == "src/app.py"
         ));
         fs::remove_file(dir.join("files/src/app.py")).unwrap();
-        assert!(matches!(store.load("c"), Err(ContextError::CorruptSnapshot { .. })));
+        assert!(matches!(
+            store.load("c"),
+            Err(ContextError::CorruptSnapshot { .. })
+        ));
 
         fs::write(dir.join("manifest.json"), "{\"version\": 1, \"files\": [").unwrap();
         let err = store.load("c").unwrap_err();
         assert!(matches!(err, ContextError::CorruptManifest { .. }));
         assert!(err.to_string().contains("corrupt context manifest"));
 
-        let escaping = r#"{"version":1,"hash":"xxh3-64","files":[{"path":"../x","len":0,"hash":"0"}]}"#;
+        let escaping =
+            r#"{"version":1,"hash":"xxh3-64","files":[{"path":"../x","len":0,"hash":"0"}]}"#;
         fs::write(dir.join("manifest.json"), escaping).unwrap();
-        assert!(matches!(store.load("c"), Err(ContextError::CorruptManifest { .. })));
+        assert!(matches!(
+            store.load("c"),
+            Err(ContextError::CorruptManifest { .. })
+        ));
 
         fs::remove_file(dir.join("manifest.json")).unwrap();
         assert_eq!(store.load("c"), Err(ContextError::NotFound("c".into())));
@@ -500,7 +529,16 @@ mod tests {
     fn ids_are_validated() {
         let ws = tempfile::tempdir().unwrap();
         let store = ContextStore::new(ws.path());
-        for bad in ["", "..", ".", "a/b", "a\\b", ".hidden", "sp ace", &"x".repeat(129)] {
+        for bad in [
+            "",
+            "..",
+            ".",
+            "a/b",
+            "a\\b",
+            ".hidden",
+            "sp ace",
+            &"x".repeat(129),
+        ] {
             assert_eq!(
                 store.capture(bad, &[]),
                 Err(ContextError::InvalidId(bad.to_string())),
@@ -537,6 +575,9 @@ mod tests {
         }
         let snapshot = ContextStore::from_dir(&case).unwrap();
         let paths: Vec<&str> = snapshot.iter().map(|(p, _)| p.as_str()).collect();
-        assert_eq!(paths, ["app/constants.py", "app/discounts.py", "app/pricing.py"]);
+        assert_eq!(
+            paths,
+            ["app/constants.py", "app/discounts.py", "app/pricing.py"]
+        );
     }
 }

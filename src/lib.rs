@@ -17,5 +17,6 @@ pub mod model;
 pub mod parse;
 pub mod plan;
 pub mod resolve;
+pub mod status;
 pub mod text;
 pub mod workspace;

@@ -24,6 +24,7 @@
 //! [`TextEdits`] of `ours` that give it: one edit per LLM hunk, never
 //! touching the user's own changes.
 
+use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::ops::Range;
@@ -141,10 +142,8 @@ pub fn merge(base: &str, ours: &str, theirs: &str) -> MergeOutcome {
         diff_hunks(&base, &ours, Who::Ours),
         diff_hunks(&base, &theirs, Who::Theirs),
     );
-    let ours_ending = LineEnding::detect(ours.text);
-    let convert_to = (LineEnding::detect(theirs.text) != ours_ending
-        && ours.text.contains('\n'))
-    .then_some(ours_ending);
+    let endings = OnceCell::new();
+    let endings = || *endings.get_or_init(|| Endings::of(ours.text, theirs.text));
 
     let mut edits = Vec::new();
     let mut conflicts = Vec::new();
@@ -162,7 +161,7 @@ pub fn merge(base: &str, ours: &str, theirs: &str) -> MergeOutcome {
         };
         if group.iter().all(|c| c.who == Who::Theirs) {
             let text = theirs.slice(&theirs_span);
-            let text = match convert_to {
+            let text = match endings().convert_theirs_to {
                 Some(ending) => with_line_ending(text, ending),
                 None => text.to_string(),
             };
@@ -172,7 +171,7 @@ pub fn merge(base: &str, ours: &str, theirs: &str) -> MergeOutcome {
                 ours: ours.region(ours_span),
                 base: base.region(base_span),
                 theirs: theirs.region(theirs_span),
-                line_ending: ours_ending,
+                line_ending: endings().ours,
             });
         }
     }
@@ -184,6 +183,27 @@ pub fn merge(base: &str, ours: &str, theirs: &str) -> MergeOutcome {
         text: edits.apply(ours.text),
         edits,
     })
+}
+
+/// The line endings of a merge (computed only when needed: two scans).
+#[derive(Clone, Copy)]
+struct Endings {
+    /// The buffer's line ending.
+    ours: LineEnding,
+    /// The ending to write the LLM's lines in, when it uses another one
+    /// than the buffer (and the buffer has line breaks to tell).
+    convert_theirs_to: Option<LineEnding>,
+}
+
+impl Endings {
+    fn of(ours: &str, theirs: &str) -> Endings {
+        let ours_ending = LineEnding::detect(ours);
+        let differs = LineEnding::detect(theirs) != ours_ending && ours.contains('\n');
+        Endings {
+            ours: ours_ending,
+            convert_theirs_to: differs.then_some(ours_ending),
+        }
+    }
 }
 
 /// Appends `edit`, joined with the previous one when they touch: two LLM
@@ -394,15 +414,23 @@ fn diff_hunks(base: &Side, side: &Side, who: Who) -> Vec<Hunk> {
     let deadline = Instant::now() + DIFF_TIME_LIMIT;
     let (old, new) = (&base.ids, &side.ids);
     let mut hook = Compact::new(Replace::new(Capture::new()), old, new);
-    let finished =
-        myers::diff_deadline_raw(&mut hook, old, 0..old.len(), new, 0..new.len(), Some(deadline));
+    let finished = myers::diff_deadline_raw(
+        &mut hook,
+        old,
+        0..old.len(),
+        new,
+        0..new.len(),
+        Some(deadline),
+    );
     let Ok(()) = finished;
     let ops = hook.into_inner().into_inner().into_ops();
     let mut hunks: Vec<Hunk> = Vec::new();
     for op in ops.iter().filter(|op| !matches!(op, DiffOp::Equal { .. })) {
         let (base_range, side_range) = (op.old_range(), op.new_range());
         match hunks.last_mut() {
-            Some(last) if last.base.end == base_range.start && last.side.end == side_range.start => {
+            Some(last)
+                if last.base.end == base_range.start && last.side.end == side_range.start =>
+            {
                 last.base.end = base_range.end;
                 last.side.end = side_range.end;
             }
@@ -468,7 +496,7 @@ fn cluster_span(group: &[Hunk]) -> Range<usize> {
 fn own_span(group: &[Hunk], who: Who, base_span: &Range<usize>) -> Option<Range<usize>> {
     let mut own = group.iter().filter(|c| c.who == who);
     let first = own.next()?;
-    let last = own.last().unwrap_or(first);
+    let last = own.next_back().unwrap_or(first);
     let start = first.side.start - (first.base.start - base_span.start);
     let end = last.side.end + (base_span.end - last.base.end);
     Some(start..end)
@@ -591,8 +619,7 @@ mod tests {
 
     #[test]
     fn llm_insertions_around_lines_the_user_deleted_merge() {
-        let MergeOutcome::Merged(m) = merge("a\nb\nc\n", "a\nc\n", "a\nnew1\nb\nnew2\nc\n")
-        else {
+        let MergeOutcome::Merged(m) = merge("a\nb\nc\n", "a\nc\n", "a\nnew1\nb\nnew2\nc\n") else {
             panic!("conflict");
         };
         assert_eq!(m.text, "a\nnew1\nnew2\nc\n");
@@ -688,7 +715,10 @@ mod tests {
     /// all terminated by `eol`, the last one optionally not.
     fn text_strategy() -> impl Strategy<Value = (Vec<&'static str>, bool)> {
         (
-            prop::collection::vec(prop::sample::select(vec!["a", "b", "c", "", "dé", "x y"]), 0..12),
+            prop::collection::vec(
+                prop::sample::select(vec!["a", "b", "c", "", "dé", "x y"]),
+                0..12,
+            ),
             any::<bool>(),
         )
     }
