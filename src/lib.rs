@@ -13,13 +13,16 @@
 #![allow(clippy::result_large_err)]
 
 pub mod cli;
+pub mod context;
 pub mod engine;
 pub mod error;
+pub mod merge;
 pub mod model;
 pub mod parse;
 pub mod plan;
 pub mod prompt;
 pub mod report;
 pub mod resolve;
+pub mod status;
 pub mod text;
 pub mod workspace;
