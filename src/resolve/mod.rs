@@ -8,6 +8,7 @@
 //! applied together. Every failure is collected, none stops the others.
 //! The result is the file's change as minimal edits of its original text.
 
+pub mod conflict;
 pub mod doc;
 pub mod locate;
 pub mod messages;
@@ -20,7 +21,7 @@ use std::sync::Arc;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
-use crate::engine::{FileChange, FileStatus, MatchMode, Options};
+use crate::engine::{FileChange, FileStatus, MatchMode, OnConflict, Options};
 use crate::error::{EditError, ErrorKind};
 use crate::model::{AnchoredRegion, Edit, EditOp, MatchUnit, Ordering, Replace};
 use crate::plan::TextEdits;
@@ -41,6 +42,8 @@ pub struct ResolveConfig {
     pub fuzzy: Option<f64>,
     /// Per-edit fuzzy time budget.
     pub fuzzy_deadline: std::time::Duration,
+    /// What to do with a file changed since the LLM's snapshot.
+    pub on_conflict: OnConflict,
 }
 
 impl ResolveConfig {
@@ -51,6 +54,7 @@ impl ResolveConfig {
             match_mode: options.match_mode,
             fuzzy,
             fuzzy_deadline: options.fuzzy_deadline,
+            on_conflict: options.on_conflict,
         }
     }
 }
@@ -97,6 +101,24 @@ pub fn resolve_file(
         Ok(loaded) => loaded,
         Err(e) => return FileResult::Failed(load_errors(path, edits, &e)),
     };
+    if let Some(snapshot) = source.snapshot(path) {
+        let current = loaded.as_ref().map(|s| s.text.as_str());
+        if current != Some(&*snapshot) {
+            return conflict::resolve_changed_file(path, edits, source, config, loaded, &snapshot);
+        }
+    }
+    resolve_text(path, edits, source, config, loaded)
+}
+
+/// Resolves the edits of one file against `loaded` (its text, or `None`
+/// when it does not exist).
+fn resolve_text(
+    path: &WorkspacePath,
+    edits: &[&Edit],
+    source: &dyn FileSource,
+    config: &ResolveConfig,
+    loaded: Option<Arc<SourceText>>,
+) -> FileResult {
     let original: &str = loaded.as_ref().map_or("", |s| s.text.as_str());
     let mut file = FileResolver::new(path, original, loaded.is_some(), config, edits);
     let mut i = 0;
