@@ -100,9 +100,15 @@ impl<'o> Doc<'o> {
         self.text.get_or_init(|| self.slice(0..self.len()))
     }
 
-    /// The current text of `range`.
+    /// The current text of `range` (on char boundaries).
     pub fn slice(&self, range: Range<usize>) -> String {
-        let mut out = String::with_capacity(range.len());
+        String::from_utf8(self.slice_bytes(range)).expect("a range on char boundaries holds UTF-8")
+    }
+
+    /// The current bytes of `range` (any byte offsets: search windows may
+    /// cut a multi-byte character, which a UTF-8 needle never matches).
+    fn slice_bytes(&self, range: Range<usize>) -> Vec<u8> {
+        let mut out = Vec::with_capacity(range.len());
         if range.is_empty() {
             return out;
         }
@@ -112,8 +118,8 @@ impl<'o> Doc<'o> {
             let lo = range.start.max(piece_start) - piece_start;
             let hi = range.end.min(self.starts[i + 1]) - piece_start;
             match &self.pieces[i] {
-                Piece::Orig(r) => out.push_str(&self.original[r.start + lo..r.start + hi]),
-                Piece::Added(s) => out.push_str(&s[lo..hi]),
+                Piece::Orig(r) => out.extend_from_slice(&self.original.as_bytes()[r.start + lo..r.start + hi]),
+                Piece::Added(s) => out.extend_from_slice(&s.as_bytes()[lo..hi]),
             }
             i += 1;
         }
@@ -225,8 +231,8 @@ impl<'o> Doc<'o> {
         let finder = memmem::Finder::new(needle.as_bytes());
         let mut hits = Vec::new();
         for w in windows {
-            let text = self.slice(w.clone());
-            for pos in finder.find_iter(text.as_bytes()) {
+            let bytes = self.slice_bytes(w.clone());
+            for pos in finder.find_iter(&bytes) {
                 let start = w.start + pos;
                 if !self.inside_one_orig_piece(start, needle.len()) {
                     hits.push(start);
@@ -378,6 +384,16 @@ mod tests {
         let mut doc = Doc::new("ab--cd");
         doc.replace(2..4, "");
         assert_eq!(doc.find("bc", &[]), vec![1]);
+    }
+
+    #[test]
+    fn searches_windows_that_cut_multibyte_characters() {
+        let original = "第一行 line one\n第二行 line two\n第三行\n";
+        let mut doc = Doc::new(original);
+        let at = original.find("one").unwrap();
+        doc.replace(at..at + 3, "1");
+        assert_eq!(doc.find("二行 line", &[]), Vec::<usize>::new());
+        assert_eq!(doc.find("e 1\n第", &[]), vec![at - 2]);
     }
 
     #[test]
