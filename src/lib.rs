@@ -11,6 +11,7 @@
 
 pub mod engine;
 pub mod error;
+pub mod lsp;
 pub mod model;
 pub mod parse;
 pub mod plan;
