@@ -9,12 +9,15 @@
 //!
 //! See `docs/architecture.md` for the map and the invariants.
 
+pub mod cli;
 pub mod engine;
 pub mod error;
 pub mod lsp;
 pub mod model;
 pub mod parse;
 pub mod plan;
+pub mod prompt;
+pub mod report;
 pub mod resolve;
 pub mod text;
 pub mod workspace;

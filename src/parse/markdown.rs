@@ -151,12 +151,19 @@ pub fn path_before(scan: &Scan, marker: usize) -> Option<String> {
         if j == 0 {
             return None;
         }
-        let candidate = strip_path_decoration(scan.lines[j - 1]);
-        return (looks_like_path(&candidate) && fence(scan.lines[j - 1]).is_none())
-            .then_some(candidate);
+        let line = scan.lines[j - 1];
+        return path_line(line).filter(|_| fence(line).is_none());
     }
-    let candidate = strip_path_decoration(prev);
-    looks_like_path(&candidate).then_some(candidate)
+    path_line(prev)
+}
+
+/// The path a line names, if it is a path line. A bare word ending in `:`
+/// (`Then:`, `Example:`) is prose, not a file.
+fn path_line(line: &str) -> Option<String> {
+    let candidate = strip_path_decoration(line);
+    let is_label =
+        line.trim_end().ends_with(':') && !line.contains('`') && !candidate.contains(['.', '/']);
+    (looks_like_path(&candidate) && !is_label).then_some(candidate)
 }
 
 /// A fence info string is a path (not a language name) when it has a `/` or
@@ -202,5 +209,11 @@ mod tests {
         assert_eq!(path_before(&scan, 1).as_deref(), Some("app/b.py"));
         let scan = Scan::new("Then this:\n```\n<<<<<<< SEARCH\n");
         assert_eq!(path_before(&scan, 2), None);
+        let scan = Scan::new("Then:\n<<<<<<< SEARCH\n");
+        assert_eq!(path_before(&scan, 1), None);
+        let scan = Scan::new("`Makefile`:\n<<<<<<< SEARCH\n");
+        assert_eq!(path_before(&scan, 1).as_deref(), Some("Makefile"));
+        let scan = Scan::new("tmp9k2xq4fa\n<<<<<<< SEARCH\n");
+        assert_eq!(path_before(&scan, 1).as_deref(), Some("tmp9k2xq4fa"));
     }
 }

@@ -12,6 +12,7 @@
 //! whatever needs the file (matching, existence) belongs to `resolve`.
 
 pub mod apply_patch;
+pub mod conflict_markers;
 pub mod edit_block;
 pub mod edit_block_v2;
 pub mod find_replace;

@@ -1,16 +1,216 @@
-//! The `search_replace` format (FORMATS.md §2). Scaffolding: replaced by the real parser.
+//! The `search_replace` format (Aider style, `FORMATS.md` §2): a path line,
+//! then `<<<<<<< SEARCH` / old lines / `=======` / new lines /
+//! `>>>>>>> REPLACE`, anywhere in a markdown response.
+//!
+//! One call parses one block: it ends at its `>>>>>>> REPLACE` (a closing
+//! fence after it is skipped by the dispatcher). Blocks that carry roo
+//! features (`:start_line:`, `-------`, line-number prefixes) are claimed by
+//! [`super::roo_diff`] first. This module also claims the lines that only
+//! look like markers (a stray `>>>>>>> REPLACE`, a `<<-- SEARCH`), so that a
+//! broken block is a parse error that names its line, not silence.
 
-use super::{Block, Scan};
+use super::conflict_markers::{self as markers, Dialect};
+use super::{markdown, Block, ParsedEdit, Scan};
+use crate::error::{EditError, ErrorKind};
+use crate::model::{EditOp, Format, Ordering, Replace, SourceSpan};
 
-/// Does a `search_replace` block open at 0-based line `i`?
-pub fn opens(_scan: &Scan, _i: usize) -> bool {
-    false
+/// Does a `search_replace` block (or a broken marker line) open at 0-based line `i`?
+pub fn opens(scan: &Scan, i: usize) -> bool {
+    scan.line(i).is_some_and(|line| {
+        markers::is_search_marker(line)
+            || markers::is_replace_marker(line)
+            || markers::is_near_miss_opener(line)
+    })
 }
 
 /// Parses the `search_replace` block opening at 0-based line `i`.
-pub fn parse(_scan: &mut Scan, i: usize) -> Block {
+pub fn parse(scan: &mut Scan, i: usize) -> Block {
+    let line = scan.line(i).unwrap_or("");
+    if markers::is_replace_marker(line) {
+        return stray_replace_marker(i);
+    }
+    if !markers::is_search_marker(line) {
+        return near_miss_opener(scan, i, line);
+    }
+    parse_block(scan, i, Dialect::Aider, Format::SearchReplace)
+}
+
+/// Parses one conflict-marker block opening at line `i` in the given dialect
+/// (shared with `roo_diff` for blocks outside XML): path from the line before
+/// (or the previous block's), empty SEARCH → create.
+pub(crate) fn parse_block(scan: &mut Scan, i: usize, dialect: Dialect, format: Format) -> Block {
+    let raw = match markers::read_block(&scan.lines, i, 1, dialect) {
+        Ok(raw) => raw,
+        Err(broken) => {
+            return Block {
+                next_line: broken.resume,
+                edits: Vec::new(),
+                errors: vec![broken.error],
+            }
+        }
+    };
+    let next_line = raw.closer + 1;
+    let Some(path) = markdown::path_before(scan, i).or_else(|| scan.last_path.clone()) else {
+        return Block {
+            next_line,
+            edits: Vec::new(),
+            errors: vec![EditError::at_payload_line(
+                ErrorKind::Parse,
+                i + 1,
+                format!(
+                    "the block at payload line {} names no file: put the file path alone on the \
+                     line before `<<<<<<< SEARCH` (or before its ``` fence)",
+                    i + 1
+                ),
+            )],
+        };
+    };
+    scan.last_path = Some(path.clone());
+    let op = block_op(&raw, dialect == Dialect::Roo);
+    Block {
+        next_line,
+        edits: vec![ParsedEdit {
+            path,
+            format,
+            source: SourceSpan::lines(i + 1, raw.closer + 1),
+            ordering: Ordering::Sequential,
+            op,
+        }],
+        errors: Vec::new(),
+    }
+}
+
+/// The edit a block asks for: an empty (or blank-only) SEARCH creates the
+/// file; anything else is a line-based replace. `roo` adds the line hint
+/// and the line-number-stripped texts.
+pub(crate) fn block_op(raw: &markers::RawBlock, roo: bool) -> EditOp {
+    if raw.search.iter().all(|l| l.trim().is_empty()) {
+        return EditOp::Create {
+            content: markers::join_lines(&raw.replace),
+        };
+    }
+    let mut replace = Replace::lines(
+        markers::join_lines(&raw.search),
+        markers::join_lines(&raw.replace),
+    );
+    if roo {
+        replace.line_hint = raw.start_line;
+        replace.without_line_numbers = strip_line_numbers(&raw.search, &raw.replace);
+        if replace.line_hint.is_none() && replace.without_line_numbers.is_some() {
+            replace.line_hint = raw.search.first().and_then(|l| leading_number(l));
+        }
+    }
+    EditOp::Replace(replace)
+}
+
+/// When every SEARCH line carries a `12 | ` prefix: the SEARCH and REPLACE
+/// with the prefixes stripped (the REPLACE only if all its lines carry one).
+fn strip_line_numbers(search: &[String], replace: &[String]) -> Option<(String, String)> {
+    let stripped_search = strip_all(search)?;
+    let stripped_replace = strip_all(replace).unwrap_or_else(|| markers::join_lines(replace));
+    Some((stripped_search, stripped_replace))
+}
+
+/// The lines without their prefixes, if every line has one (and there is one).
+fn strip_all(lines: &[String]) -> Option<String> {
+    if lines.is_empty() {
+        return None;
+    }
+    let stripped: Option<Vec<&str>> = lines
+        .iter()
+        .map(|l| markers::line_number_prefix_len(l).and_then(|n| l.get(n..)))
+        .collect();
+    stripped.map(|s| markers::join_lines(&s))
+}
+
+/// The number of a `12 | code` line.
+fn leading_number(line: &str) -> Option<usize> {
+    let digits: String = line
+        .trim_start()
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
+fn stray_replace_marker(i: usize) -> Block {
     Block {
         next_line: i + 1,
-        ..Block::default()
+        edits: Vec::new(),
+        errors: vec![EditError::at_payload_line(
+            ErrorKind::Parse,
+            i + 1,
+            format!(
+                "found `>>>>>>> REPLACE` at payload line {} with no open `<<<<<<< SEARCH` block; \
+                 start every block with `<<<<<<< SEARCH` and separate its halves with `=======`",
+                i + 1
+            ),
+        )],
+    }
+}
+
+fn near_miss_opener(scan: &Scan, i: usize, line: &str) -> Block {
+    Block {
+        next_line: markers::resume_after(&scan.lines, i + 1),
+        edits: Vec::new(),
+        errors: vec![EditError::at_payload_line(
+            ErrorKind::Parse,
+            i + 1,
+            format!(
+                "`{}` at payload line {} is not a SEARCH marker; open the block with exactly \
+                 `<<<<<<< SEARCH` (seven `<`, one space)",
+                line.trim(),
+                i + 1
+            ),
+        )],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::{parse, Parsed};
+
+    fn parsed(text: &str) -> Parsed {
+        parse(text, Some(Format::SearchReplace))
+    }
+
+    #[test]
+    fn several_blocks_share_a_path() {
+        let p = parsed(
+            "src/a.py\n```python\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n\
+             <<<<<<< SEARCH\ny = 1\n=======\n>>>>>>> REPLACE\n```\n",
+        );
+        assert!(p.errors.is_empty(), "{:?}", p.errors);
+        let edits = &p.batch.edits;
+        assert_eq!(edits.len(), 2);
+        assert!(edits.iter().all(|e| e.path == "src/a.py"));
+        assert_eq!(edits[1].op, EditOp::Replace(Replace::lines("y = 1\n", "")));
+        assert_eq!(edits[0].source, SourceSpan::lines(3, 7));
+    }
+
+    #[test]
+    fn empty_search_creates() {
+        let p = parsed("new.txt\n<<<<<<< SEARCH\n=======\nhello\n>>>>>>> REPLACE\n");
+        assert_eq!(
+            p.batch.edits[0].op,
+            EditOp::Create {
+                content: "hello\n".into()
+            }
+        );
+    }
+
+    #[test]
+    fn a_block_without_a_path_is_an_error() {
+        let p = parsed("Then:\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n");
+        assert_eq!(p.errors.len(), 1);
+        assert_eq!(p.errors[0].lines, [2]);
+    }
+
+    #[test]
+    fn broken_blocks_give_one_error_each() {
+        let p = parsed("f.txt\n<<<<<<< SEARCH\nline2\n>>>>>>> REPLACE\nx\n>>>>>>> REPLACE\n");
+        assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+        assert_eq!(p.errors[0].lines, [4]);
     }
 }

@@ -1,6 +1,143 @@
-//! Shell commands a response suggests (`git rm`, `git mv`, `mkdir -p`). Scaffolding.
+//! Shell commands a response suggests for what edit blocks cannot do
+//! (seeds 001, 003): deleting, moving and creating directories —
+//! `git rm`, `git mv`, `mkdir -p`, `rm`, `mv`. They are reported to the
+//! user, never run.
+//!
+//! A command is found on a line of a ```` ```bash ```` / `sh` / `shell` /
+//! `console` fence, on a `$ `-prompted line, or in an inline code span
+//! (`` `git rm old.py` ``). Lines that are the text of an edit (inside a
+//! SEARCH/REPLACE or `««« EDIT` block, a patch, an `<apply_diff>`, or the
+//! code of a `FIND:`/`REPLACE:`) are not suggestions.
+
+use super::conflict_markers as markers;
+use super::markdown;
+
+/// Commands worth reporting, matched at the start of a command line.
+const COMMANDS: [&str; 6] = ["git rm ", "git mv ", "mkdir -p ", "mkdir ", "rm ", "mv "];
+
+/// Fence info strings of shell code.
+const SHELL_FENCES: [&str; 6] = ["bash", "sh", "shell", "console", "zsh", "terminal"];
 
 /// The suggested commands, in payload order. Never run, only reported.
-pub fn find(_payload: &str) -> Vec<String> {
-    Vec::new()
+pub fn find(payload: &str) -> Vec<String> {
+    let lines: Vec<&str> = payload.lines().collect();
+    let mut found = Vec::new();
+    // The open fence and whether it holds shell code.
+    let mut fence: Option<(markdown::Fence, bool)> = None;
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        if let Some(end) = edit_text_end(&lines, i) {
+            i = end + 1;
+            continue;
+        }
+        match &fence {
+            Some((open, _)) if markdown::closes(line, open) => fence = None,
+            Some((_, true)) => {
+                let command = line.trim();
+                push_command(&mut found, command.strip_prefix("$ ").unwrap_or(command));
+            }
+            Some((_, false)) => {}
+            None => {
+                if let Some(open) = markdown::fence(line) {
+                    let shell = is_shell(&open.info);
+                    fence = Some((open, shell));
+                } else if let Some(command) = line.trim().strip_prefix("$ ") {
+                    push_command(&mut found, command);
+                } else {
+                    for span in inline_code_spans(line) {
+                        push_command(&mut found, span);
+                    }
+                }
+            }
+        }
+        i += 1;
+    }
+    found
+}
+
+/// When line `i` opens the text of an edit, the index of its last line.
+fn edit_text_end(lines: &[&str], i: usize) -> Option<usize> {
+    let line = lines[i];
+    let trimmed = line.trim();
+    let end_where = |is_end: &dyn Fn(&str) -> bool| {
+        Some(
+            (i + 1..lines.len())
+                .find(|&j| is_end(lines[j]))
+                .unwrap_or(lines.len()),
+        )
+    };
+    if markers::is_search_marker(line) {
+        return end_where(&|l| markers::is_replace_marker(l));
+    }
+    if trimmed.starts_with("««« EDIT") {
+        return end_where(&|l| l.trim_start().starts_with("»»»"));
+    }
+    if trimmed.starts_with("*** Begin Patch") {
+        return end_where(&|l| l.trim().starts_with("*** End Patch"));
+    }
+    if trimmed.starts_with("<apply_diff>") {
+        return end_where(&|l| l.contains("</apply_diff>"));
+    }
+    if matches!(trimmed.replace("**", "").as_str(), "FIND:" | "REPLACE:") {
+        let open_at = (i + 1..lines.len()).find(|&j| !lines[j].trim().is_empty())?;
+        let open = markdown::fence(lines[open_at])?;
+        return Some(
+            (open_at + 1..lines.len())
+                .find(|&j| markdown::closes(lines[j], &open))
+                .unwrap_or(lines.len()),
+        );
+    }
+    None
+}
+
+fn is_shell(info: &str) -> bool {
+    let lang = info.split_whitespace().next().unwrap_or("");
+    SHELL_FENCES.iter().any(|s| s.eq_ignore_ascii_case(lang))
+}
+
+/// Adds `command` (trimmed) when it is one of [`COMMANDS`].
+fn push_command(found: &mut Vec<String>, command: &str) {
+    let command = command.trim();
+    if COMMANDS.iter().any(|c| command.starts_with(c)) {
+        found.push(command.to_string());
+    }
+}
+
+/// The texts of the single-backtick code spans of a prose line.
+fn inline_code_spans(line: &str) -> Vec<&str> {
+    line.split('`')
+        .enumerate()
+        .filter(|(n, _)| n % 2 == 1)
+        .map(|(_, span)| span)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_commands_in_shell_fences_prompts_and_code_spans() {
+        let payload = "Run:\n```bash\ngit rm old.py\n$ mkdir -p src/new\necho hi\n```\n\
+                       $ git mv a.py b.py\nThen `rm -rf build` and `ls`.\n\
+                       ```python\nrm = 1\n```\n";
+        assert_eq!(
+            find(payload),
+            [
+                "git rm old.py",
+                "mkdir -p src/new",
+                "git mv a.py b.py",
+                "rm -rf build"
+            ]
+        );
+    }
+
+    #[test]
+    fn ignores_the_text_of_edits() {
+        let payload = "README.md\n<<<<<<< SEARCH\n```bash\nrm -rf build\n```\n=======\n\
+                       >>>>>>> REPLACE\ndeploy.sh\n```bash\n<<<<<<< SEARCH\nrm a\n=======\n\
+                       >>>>>>> REPLACE\n```\nFILE: x.md\nFIND:\n````\n```sh\nmv a b\n```\n````\n";
+        assert!(find(payload).is_empty());
+    }
 }

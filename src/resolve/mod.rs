@@ -1,9 +1,36 @@
 //! Resolve: locate every edit of one file and build its new text.
+//!
+//! [`resolve_file`] loads the file once, then walks its edits in payload
+//! order over a piece table ([`doc::Doc`]): sequential edits see the result
+//! of the earlier ones; a group of simultaneous edits (the hunks of one
+//! patched file, the changes of one `modify_file` call) is located against
+//! the text as it was when the group started, checked for overlaps, then
+//! applied together. Every failure is collected, none stops the others.
+//! The result is the file's change as minimal edits of its original text.
 
-use crate::engine::{FileChange, MatchMode, Options};
-use crate::error::EditError;
-use crate::model::Edit;
-use crate::workspace::{FileSource, WorkspacePath};
+pub mod doc;
+pub mod locate;
+pub mod messages;
+pub mod passes;
+pub mod replacement;
+
+use std::cell::OnceCell;
+use std::ops::Range;
+use std::sync::Arc;
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
+
+use crate::engine::{FileChange, FileStatus, MatchMode, Options};
+use crate::error::{EditError, ErrorKind};
+use crate::model::{AnchoredRegion, Edit, EditOp, MatchUnit, Ordering, Replace};
+use crate::plan::TextEdits;
+use crate::text::line_ending::LineEnding;
+use crate::text::lines::LineIndex;
+use crate::workspace::{FileSource, LoadError, SourceText, WorkspacePath};
+use doc::Doc;
+use locate::{choose, split_lines, Located, Locator, Miss};
+use messages::Messages;
+use passes::Lines;
 
 /// Matching settings derived from [`Options`].
 #[derive(Clone, Debug, PartialEq)]
@@ -19,9 +46,10 @@ pub struct ResolveConfig {
 impl ResolveConfig {
     /// From the run options.
     pub fn from_options(options: &Options) -> ResolveConfig {
+        let fuzzy = options.fuzzy.filter(|t| *t > 0.0 && *t < 1.0);
         ResolveConfig {
             match_mode: options.match_mode,
-            fuzzy: options.fuzzy,
+            fuzzy,
             fuzzy_deadline: options.fuzzy_deadline,
         }
     }
@@ -38,12 +66,772 @@ pub enum FileResult {
     Partial(Vec<FileChange>, Vec<EditError>),
 }
 
+/// How many leading bytes of each exact needle the one-scan automaton holds.
+const HIT_PREFIX_BYTES: usize = 48;
+
+/// The largest char boundary of `s` at or below `at`.
+fn floor_char_boundary(s: &str, at: usize) -> usize {
+    let mut i = at.min(s.len());
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Whether the file is there, as the edits so far left it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Presence {
+    Missing,
+    Present,
+    Deleted,
+}
+
 /// Resolves the edits of one file, in payload order.
 pub fn resolve_file(
-    _path: &WorkspacePath,
-    _edits: &[&Edit],
-    _source: &dyn FileSource,
-    _config: &ResolveConfig,
+    path: &WorkspacePath,
+    edits: &[&Edit],
+    source: &dyn FileSource,
+    config: &ResolveConfig,
 ) -> FileResult {
-    FileResult::Changed(Vec::new())
+    let loaded = match source.load(path) {
+        Ok(loaded) => loaded,
+        Err(e) => return FileResult::Failed(load_errors(path, edits, &e)),
+    };
+    let original: &str = loaded.as_ref().map_or("", |s| s.text.as_str());
+    let mut file = FileResolver::new(path, original, loaded.is_some(), config, edits);
+    let mut i = 0;
+    while i < edits.len() {
+        match edits[i].ordering {
+            Ordering::Sequential => {
+                file.apply_sequential(edits[i], source);
+                i += 1;
+            }
+            Ordering::Simultaneous(group) => {
+                let len = edits[i..]
+                    .iter()
+                    .take_while(|e| e.ordering == Ordering::Simultaneous(group))
+                    .count();
+                file.apply_group(&edits[i..i + len]);
+                i += len;
+            }
+        }
+    }
+    file.finish(loaded.clone())
+}
+
+/// Errors for every edit of a file that could not be loaded.
+fn load_errors(path: &WorkspacePath, edits: &[&Edit], error: &LoadError) -> Vec<EditError> {
+    let kind = match error {
+        LoadError::Decode(_) => ErrorKind::Binary,
+        LoadError::OutsideRoot => ErrorKind::OutsideRoot,
+        LoadError::Directory | LoadError::Io(_) => ErrorKind::FileNotFound,
+    };
+    let what = match error {
+        LoadError::Decode(_) => "is not a text file this tool can edit",
+        LoadError::OutsideRoot => "is outside the workspace root",
+        LoadError::Directory => "is a directory",
+        LoadError::Io(_) => "cannot be read",
+    };
+    edits
+        .iter()
+        .map(|e| {
+            EditError::new(
+                kind,
+                format!(
+                    "edit {} in {path}: the file {what} ({error}); leave it out of the payload",
+                    e.index
+                ),
+            )
+            .with_path(path.as_str())
+            .with_edit(e.index)
+            .with_payload_lines(e.source.first_line, e.source.last_line)
+        })
+        .collect()
+}
+
+/// The state of one file while its edits apply.
+struct FileResolver<'o, 'c> {
+    path: &'o WorkspacePath,
+    doc: Doc<'o>,
+    presence: Presence,
+    existed: bool,
+    renamed_to: Option<WorkspacePath>,
+    line_ending: LineEnding,
+    config: &'c ResolveConfig,
+    /// Original hits of each sequential replace's exact needle, by edit index.
+    orig_hits: std::collections::HashMap<usize, Vec<usize>>,
+    /// (original 0-based line, line delta) of applied edits, for hints.
+    shifts: Vec<(usize, isize)>,
+    orig_index: OnceCell<LineIndex>,
+    /// Some edit of this file carries a line hint.
+    uses_hints: bool,
+    errors: Vec<EditError>,
+    applied: Vec<usize>,
+}
+
+impl<'o, 'c> FileResolver<'o, 'c> {
+    fn new(
+        path: &'o WorkspacePath,
+        original: &'o str,
+        exists: bool,
+        config: &'c ResolveConfig,
+        edits: &[&Edit],
+    ) -> Self {
+        let line_ending = LineEnding::detect(original);
+        let mut file = FileResolver {
+            path,
+            doc: Doc::new(original),
+            presence: if exists {
+                Presence::Present
+            } else {
+                Presence::Missing
+            },
+            existed: exists,
+            renamed_to: None,
+            line_ending,
+            config,
+            orig_hits: Default::default(),
+            shifts: Vec::new(),
+            orig_index: OnceCell::new(),
+            uses_hints: edits
+                .iter()
+                .any(|e| matches!(&e.op, EditOp::Replace(r) if r.line_hint.is_some())),
+            errors: Vec::new(),
+            applied: Vec::new(),
+        };
+        file.find_original_hits(edits);
+        file
+    }
+
+    fn locator(&self) -> Locator<'c> {
+        Locator {
+            config: self.config,
+            line_ending: self.line_ending,
+        }
+    }
+
+    fn messages(&self) -> Messages<'_> {
+        Messages {
+            path: self.path.as_str(),
+        }
+    }
+
+    /// One scan of the original for every sequential replace's exact
+    /// needle (Aho-Corasick for many, `memmem` for a few), so later exact
+    /// searches never rescan the file.
+    fn find_original_hits(&mut self, edits: &[&Edit]) {
+        let original = self.doc.original();
+        let locator = self.locator();
+        let needles: Vec<(usize, String)> = edits
+            .iter()
+            .filter_map(|e| match &e.op {
+                EditOp::Replace(r)
+                    if e.ordering == Ordering::Sequential && !r.search.is_empty() =>
+                {
+                    Some((e.index, locator.exact_needle(r)))
+                }
+                _ => None,
+            })
+            .filter(|(_, n)| !n.is_empty())
+            .collect();
+        if needles.len() <= 2 {
+            for (index, needle) in needles {
+                let hits =
+                    memchr::memmem::find_iter(original.as_bytes(), needle.as_bytes()).collect();
+                self.orig_hits.insert(index, hits);
+            }
+            return;
+        }
+        // The automaton holds short prefixes only (cheap to build, even for
+        // thousands of large blocks); each prefix hit is verified in full.
+        let prefixes = needles
+            .iter()
+            .map(|(_, n)| &n.as_bytes()[..floor_char_boundary(n, HIT_PREFIX_BYTES)]);
+        let Ok(ac) = AhoCorasick::builder()
+            .kind(Some(AhoCorasickKind::ContiguousNFA))
+            .build(prefixes)
+        else {
+            return;
+        };
+        let bytes = original.as_bytes();
+        let mut hits: Vec<Vec<usize>> = vec![Vec::new(); needles.len()];
+        for m in ac.find_overlapping_iter(original) {
+            let k = m.pattern().as_usize();
+            let needle = needles[k].1.as_bytes();
+            if bytes[m.start()..].starts_with(needle) {
+                hits[k].push(m.start());
+            }
+        }
+        for ((index, _), h) in needles.iter().zip(hits) {
+            self.orig_hits.insert(*index, h);
+        }
+    }
+
+    fn orig_index(&self) -> &LineIndex {
+        self.orig_index
+            .get_or_init(|| LineIndex::new(self.doc.original()))
+    }
+
+    /// The original 1-based line of current byte offset `at`.
+    fn orig_line_of_offset(&self, at: usize) -> usize {
+        self.orig_index().line_of(self.doc.to_original(at)) + 1
+    }
+
+    /// Original 1-based first lines of current 0-based line ranges.
+    fn orig_lines(&self, ranges: &[Range<usize>]) -> Vec<crate::error::LineRange> {
+        let lines = Lines::new(self.doc.text());
+        ranges
+            .iter()
+            .map(|r| {
+                let first = self.orig_line_of_offset(lines.index.start(r.start.min(lines.len())));
+                let last = first + (r.end - r.start);
+                crate::error::LineRange::new(first, last)
+            })
+            .collect()
+    }
+
+    /// A 1-based original line hint as a current 0-based line.
+    fn current_hint(&self, hint: Option<usize>) -> Option<usize> {
+        let h = hint?.checked_sub(1)?;
+        let delta: isize = self
+            .shifts
+            .iter()
+            .filter(|(line, _)| *line < h)
+            .map(|(_, d)| d)
+            .sum();
+        Some((h as isize + delta).max(0) as usize)
+    }
+
+    /// Applies located replacements (current offsets, disjoint) to the doc.
+    fn apply_located(&mut self, mut located: Vec<Located>, track_shifts: bool) {
+        located.sort_by_key(|l| std::cmp::Reverse(l.range.start));
+        for l in located {
+            if track_shifts {
+                let line = self.orig_line_of_offset(l.range.start) - 1;
+                let removed = self.doc.slice(l.range.clone()).matches('\n').count() as isize;
+                let added = l.text.matches('\n').count() as isize;
+                self.shifts.push((line, added - removed));
+            }
+            self.doc.replace(l.range, &l.text);
+        }
+    }
+
+    fn fail(&mut self, error: EditError) {
+        self.errors.push(error);
+    }
+
+    /// Fails `edit` when the file is not there; true when it is.
+    fn require_present(&mut self, edit: &Edit) -> bool {
+        match self.presence {
+            Presence::Present => true,
+            Presence::Missing => {
+                let e = self.messages().file_not_found(edit);
+                self.fail(e);
+                false
+            }
+            Presence::Deleted => {
+                let e = self.messages().deleted_earlier(edit);
+                self.fail(e);
+                false
+            }
+        }
+    }
+
+    fn apply_sequential(&mut self, edit: &Edit, source: &dyn FileSource) {
+        match &edit.op {
+            EditOp::Create { content } => self.create(edit, content),
+            EditOp::Write { content } => self.write(content),
+            EditOp::Replace(r) => self.replace(edit, r),
+            EditOp::Anchored(_) => {
+                self.apply_group(&[edit]);
+                return;
+            }
+            EditOp::InsertLines { after_line, text } => self.insert_lines(edit, *after_line, text),
+            EditOp::Delete => {
+                if self.require_present(edit) {
+                    self.presence = Presence::Deleted;
+                    self.applied.push(edit.index);
+                }
+                return;
+            }
+            EditOp::Rename { to } => self.rename(edit, to, source),
+        }
+    }
+
+    fn create(&mut self, edit: &Edit, content: &str) {
+        if self.presence == Presence::Present && !self.doc.is_empty() {
+            let e = self
+                .messages()
+                .file_exists(edit, self.doc.text().lines().count());
+            return self.fail(e);
+        }
+        let content = if self.existed {
+            self.line_ending.apply(content)
+        } else {
+            content.to_string()
+        };
+        self.doc.replace(0..self.doc.len(), &content);
+        self.presence = Presence::Present;
+        self.applied.push(edit.index);
+    }
+
+    fn write(&mut self, content: &str) {
+        // A file that used CRLF throughout keeps CRLF.
+        let crlf_throughout = self.presence == Presence::Present && self.crlf_throughout();
+        let content = if crlf_throughout {
+            LineEnding::CrLf.apply(content)
+        } else {
+            content.to_string()
+        };
+        self.doc.replace(0..self.doc.len(), &content);
+        self.presence = Presence::Present;
+    }
+
+    fn crlf_throughout(&self) -> bool {
+        let text = self.doc.text().as_bytes();
+        let lf = memchr::memchr_iter(b'\n', text).count();
+        lf > 0 && memchr::memmem::find_iter(text, b"\r\n").count() == lf
+    }
+
+    fn replace(&mut self, edit: &Edit, r: &Replace) {
+        if !self.require_present(edit) {
+            return;
+        }
+        if r.search == r.replace {
+            let e = self.messages().no_op(edit);
+            return self.fail(e);
+        }
+        if r.search.is_empty() {
+            // An empty search on an existing file: never append or overwrite by guess.
+            if self.doc.is_empty() {
+                self.doc.replace(0..0, &r.replace);
+                self.applied.push(edit.index);
+                return;
+            }
+            let e = self
+                .messages()
+                .file_exists(edit, self.doc.text().lines().count());
+            return self.fail(e);
+        }
+        let hint = self.current_hint(r.line_hint);
+        let hits = self.orig_hits.get(&edit.index).cloned().unwrap_or_default();
+        let result = self.locator().locate(&self.doc, r, &hits, hint);
+        match result {
+            Ok(located) => {
+                let track = self.tracks_hints();
+                self.apply_located(located, track);
+                self.applied.push(edit.index);
+            }
+            Err(miss) => {
+                let e = self.miss_error(edit, r, miss);
+                self.fail(e);
+            }
+        }
+    }
+
+    /// Line shifts are tracked only when some edit carries a hint.
+    fn tracks_hints(&self) -> bool {
+        self.uses_hints
+    }
+
+    fn miss_error(&self, edit: &Edit, r: &Replace, miss: Miss) -> EditError {
+        match miss {
+            Miss::Ambiguous { candidates } => {
+                let ranges = self.orig_lines(&candidates);
+                self.messages().ambiguous(edit, &ranges)
+            }
+            Miss::NotFound { near } => {
+                let near = near.map(|n| {
+                    let range = self.orig_lines(std::slice::from_ref(
+                        &(n.lines.start..n.lines.end.saturating_sub(1).max(n.lines.start)),
+                    ))[0];
+                    crate::error::NearMatch {
+                        lines: range,
+                        similarity: (n.similarity * 100.0).floor().clamp(0.0, 100.0) as u8,
+                        differs_at: n.differs_at,
+                    }
+                });
+                self.messages().not_found(edit, r, near)
+            }
+        }
+    }
+
+    fn insert_lines(&mut self, edit: &Edit, after_line: usize, text: &str) {
+        if !self.require_present(edit) {
+            return;
+        }
+        let current = self.doc.text();
+        let index = LineIndex::new(current);
+        if after_line > index.len() {
+            let e = self
+                .messages()
+                .insert_past_end(edit, after_line, index.len());
+            return self.fail(e);
+        }
+        let le = self.line_ending.as_str();
+        let mut at = index.start(after_line);
+        let mut new = String::new();
+        if at == current.len() && !current.is_empty() && !current.ends_with('\n') {
+            new.push_str(le);
+        }
+        for line in text.split('\n') {
+            new.push_str(line);
+            new.push_str(le);
+        }
+        if at == current.len() && !current.is_empty() && !current.ends_with('\n') {
+            // Keep the file without a final newline.
+            new.truncate(new.len() - le.len());
+        }
+        at = at.min(current.len());
+        let track = self.tracks_hints();
+        self.apply_located(
+            vec![Located {
+                range: at..at,
+                text: new,
+            }],
+            track,
+        );
+        self.applied.push(edit.index);
+    }
+
+    fn rename(&mut self, edit: &Edit, to: &str, source: &dyn FileSource) {
+        if !self.require_present(edit) {
+            return;
+        }
+        let target = match WorkspacePath::new(source.root(), to) {
+            Ok(t) => t,
+            Err(_) => {
+                let e = self.messages().rename_outside(edit, to);
+                return self.fail(e);
+            }
+        };
+        match source.load(&target) {
+            Ok(Some(existing)) if !existing.text.is_empty() && &target != self.path => {
+                let e = self.messages().rename_exists(edit, target.as_str());
+                self.fail(e)
+            }
+            Err(LoadError::OutsideRoot) => {
+                let e = self.messages().rename_outside(edit, to);
+                self.fail(e)
+            }
+            _ => {
+                self.renamed_to = Some(target);
+                self.applied.push(edit.index);
+            }
+        }
+    }
+
+    /// Simultaneous edits: located against the text at the group's start,
+    /// checked for overlap, applied together.
+    fn apply_group(&mut self, group: &[&Edit]) {
+        if !group.iter().all(|e| self.require_present(e)) {
+            return;
+        }
+        let base = self.doc.text().to_string();
+        let lines = Lines::new(&base);
+        let locator = self.locator();
+        let mut located: Vec<(&Edit, Vec<Located>, usize)> = Vec::new();
+        let mut prev_end_line = 0;
+        for &edit in group {
+            let result = match &edit.op {
+                EditOp::Replace(r) if r.search == r.replace && !r.search.is_empty() => {
+                    Err(self.messages().no_op(edit))
+                }
+                EditOp::Replace(r) => self.locate_hunk(&locator, &lines, edit, r, prev_end_line),
+                EditOp::Anchored(a) => self.locate_anchored(&locator, &lines, edit, a),
+                _ => Err(self.messages().unsupported_in_group(edit)),
+            };
+            match result {
+                Ok((locs, end_line)) => {
+                    prev_end_line = end_line;
+                    located.push((edit, locs, end_line));
+                }
+                Err(e) => self.fail(e),
+            }
+        }
+        // Overlap check: later edits that overlap an earlier one fail.
+        let mut accepted: Vec<(&Edit, Vec<Located>)> = Vec::new();
+        for (edit, locs, _) in located {
+            let clash = accepted.iter().find(|(_, other)| {
+                other
+                    .iter()
+                    .any(|o| locs.iter().any(|l| overlaps(&o.range, &l.range)))
+            });
+            if let Some((other_edit, other_locs)) = clash {
+                let a = self.orig_line_of_offset(other_locs[0].range.start);
+                let b = self.orig_line_of_offset(locs[0].range.start);
+                let e = self.messages().overlap(edit, other_edit.index, a, b);
+                self.fail(e);
+                continue;
+            }
+            accepted.push((edit, locs));
+        }
+        let all: Vec<Located> = accepted
+            .iter()
+            .flat_map(|(_, l)| l.iter().cloned())
+            .collect();
+        for (edit, _) in &accepted {
+            self.applied.push(edit.index);
+        }
+        let track = self.tracks_hints();
+        self.apply_located(all, track);
+    }
+
+    /// Locates one diff hunk (context + removed lines) in the group's base.
+    /// Among several candidates: the `@@` context line, then a line hint,
+    /// then the first match after the previous hunk, picks one.
+    fn locate_hunk(
+        &self,
+        locator: &Locator,
+        lines: &Lines,
+        edit: &Edit,
+        r: &Replace,
+        prev_end: usize,
+    ) -> Result<(Vec<Located>, usize), EditError> {
+        let search = split_lines(&r.search, MatchUnit::Lines);
+        let replace = split_lines(&r.replace, MatchUnit::Lines);
+        let header_line = match &r.context_header {
+            Some(h) if !h.trim().is_empty() => {
+                match self.find_header(locator, lines, h, prev_end) {
+                    Some(l) => Some(l),
+                    None if search.is_empty() => {
+                        return Err(self.messages().header_not_found(edit, h))
+                    }
+                    None => None,
+                }
+            }
+            _ => None,
+        };
+        if search.is_empty() {
+            // A hunk of only added lines: after its header, else at the end.
+            let at_line = header_line.map_or(lines.len(), |l| l + 1);
+            let text = self.doc.text();
+            let mut new = String::new();
+            let at = if at_line >= lines.len() {
+                text.len()
+            } else {
+                lines.index.start(at_line)
+            };
+            let needs_break = at == text.len() && !text.is_empty() && !text.ends_with('\n');
+            if needs_break {
+                new.push_str(self.line_ending.as_str());
+            }
+            for l in &replace {
+                new.push_str(l);
+                new.push_str(self.line_ending.as_str());
+            }
+            return Ok((
+                vec![Located {
+                    range: at..at,
+                    text: new,
+                }],
+                at_line,
+            ));
+        }
+        let Some((pass, starts)) = locator.line_candidates(lines, &search) else {
+            let near = locator.near_match(lines, &search);
+            return Err(self.miss_error(edit, r, Miss::NotFound { near }));
+        };
+        let n = search.len();
+        let mut candidates: Vec<usize> = starts;
+        if r.at_end_of_file {
+            let at_end: Vec<usize> = candidates
+                .iter()
+                .copied()
+                .filter(|&s| s + n == lines.len())
+                .collect();
+            if !at_end.is_empty() {
+                candidates = at_end;
+            }
+        }
+        if candidates.len() > 1 {
+            if let Some(h) = header_line {
+                let after: Vec<usize> = candidates.iter().copied().filter(|&s| s > h).collect();
+                if let Some(&first) = after.first() {
+                    candidates = vec![first];
+                }
+            }
+        }
+        if candidates.len() > 1 {
+            if let Some(hint) = r.line_hint.and_then(|h| h.checked_sub(1)) {
+                if let Ok(one) = choose(
+                    candidates.clone(),
+                    false,
+                    Some(hint),
+                    |&s| s,
+                    |&s| s..s + n - 1,
+                ) {
+                    candidates = one;
+                }
+            }
+        }
+        if candidates.len() > 1 {
+            if let Some(&first) = candidates.iter().find(|&&s| s >= prev_end) {
+                candidates = vec![first];
+            }
+        }
+        if candidates.len() > 1 {
+            let ranges: Vec<Range<usize>> = candidates.iter().map(|&s| s..s + n - 1).collect();
+            return Err(self.miss_error(edit, r, Miss::Ambiguous { candidates: ranges }));
+        }
+        let start = candidates[0];
+        Ok((
+            vec![locator.build_at(lines, &search, &replace, pass, start..start + n)],
+            start + n,
+        ))
+    }
+
+    /// The unique line matching an `@@` header, at or after `from` if any
+    /// is, else anywhere.
+    fn find_header(
+        &self,
+        locator: &Locator,
+        lines: &Lines,
+        header: &str,
+        from: usize,
+    ) -> Option<usize> {
+        let (_, starts) = locator.line_candidates(lines, &[header.trim()])?;
+        starts
+            .iter()
+            .copied()
+            .find(|&s| s >= from)
+            .or_else(|| (starts.len() == 1).then(|| starts[0]))
+    }
+
+    /// Locates a `modify_file` change: `start` anchor (unique), then `end`
+    /// after it (unique among the lines after the start).
+    fn locate_anchored(
+        &self,
+        locator: &Locator,
+        lines: &Lines,
+        edit: &Edit,
+        a: &AnchoredRegion,
+    ) -> Result<(Vec<Located>, usize), EditError> {
+        let start: Vec<&str> = a.start.iter().map(String::as_str).collect();
+        let anchor_replace = Replace::lines(String::new(), String::new());
+        let Some((_, starts)) = locator.line_candidates(lines, &start) else {
+            let near = locator.near_match(lines, &start);
+            return Err(self
+                .miss_error(edit, &anchor_replace, Miss::NotFound { near })
+                .with_anchor("start"));
+        };
+        if starts.len() > 1 {
+            let ranges: Vec<Range<usize>> =
+                starts.iter().map(|&s| s..s + start.len() - 1).collect();
+            return Err(self
+                .miss_error(
+                    edit,
+                    &anchor_replace,
+                    Miss::Ambiguous { candidates: ranges },
+                )
+                .with_anchor("start"));
+        }
+        let first = starts[0];
+        let mut last = first + start.len();
+        if let Some(end) = a.end.as_ref().filter(|e| !e.is_empty()) {
+            let end: Vec<&str> = end.iter().map(String::as_str).collect();
+            let after_text_start = lines.index.start(last);
+            let tail = Lines::new(&lines.text[after_text_start..]);
+            let Some((_, ends)) = locator.line_candidates(&tail, &end) else {
+                let near = locator.near_match(&tail, &end).map(|mut n| {
+                    n.lines = n.lines.start + last..n.lines.end + last;
+                    n
+                });
+                return Err(self
+                    .miss_error(edit, &anchor_replace, Miss::NotFound { near })
+                    .with_anchor("end"));
+            };
+            if ends.len() > 1 {
+                let ranges: Vec<Range<usize>> = ends
+                    .iter()
+                    .map(|&s| s + last..s + last + end.len() - 1)
+                    .collect();
+                return Err(self
+                    .miss_error(
+                        edit,
+                        &anchor_replace,
+                        Miss::Ambiguous { candidates: ranges },
+                    )
+                    .with_anchor("end"));
+            }
+            last = last + ends[0] + end.len();
+        }
+        Ok((
+            vec![locator.replace_lines(lines, first..last, &a.content)],
+            last,
+        ))
+    }
+
+    /// The file's change (or failure) once every edit was tried.
+    fn finish(self, loaded: Option<Arc<SourceText>>) -> FileResult {
+        let change = self.change(loaded);
+        match (self.errors.is_empty(), change) {
+            (true, change) => FileResult::Changed(change.into_iter().collect()),
+            (false, Some(change)) if !self.applied.is_empty() => {
+                FileResult::Partial(vec![change], self.errors)
+            }
+            (false, _) => FileResult::Failed(self.errors),
+        }
+    }
+
+    fn change(&self, loaded: Option<Arc<SourceText>>) -> Option<FileChange> {
+        let path = self.renamed_to.clone().unwrap_or_else(|| self.path.clone());
+        let from = self.renamed_to.as_ref().map(|_| self.path.clone());
+        match (self.existed, self.presence) {
+            (false, Presence::Missing) | (false, Presence::Deleted) => None,
+            (true, Presence::Deleted) => Some(FileChange {
+                path: self.path.clone(),
+                from: None,
+                status: FileStatus::Deleted,
+                before: loaded,
+                after: None,
+                edits: TextEdits::default(),
+                edit_indices: self.applied.clone(),
+            }),
+            (false, Presence::Present) => Some(FileChange {
+                path,
+                from: None,
+                status: FileStatus::Added,
+                before: None,
+                after: Some(self.doc.text().to_string()),
+                edits: TextEdits::default(),
+                edit_indices: self.applied.clone(),
+            }),
+            (true, _) => {
+                let edits = TextEdits::new(self.doc.edits())
+                    .unwrap_or_default()
+                    .minimized(self.doc.original());
+                if edits.is_empty() && from.is_none() {
+                    return None;
+                }
+                let after = if self.doc.is_edited() {
+                    edits.apply(self.doc.original())
+                } else {
+                    self.doc.original().to_string()
+                };
+                Some(FileChange {
+                    path,
+                    status: if from.is_some() {
+                        FileStatus::Renamed
+                    } else {
+                        FileStatus::Modified
+                    },
+                    from,
+                    before: loaded,
+                    after: Some(after),
+                    edits,
+                    edit_indices: self.applied.clone(),
+                })
+            }
+        }
+    }
+}
+
+fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
+    if a.is_empty() && b.is_empty() {
+        return a.start == b.start;
+    }
+    a.start < b.end && b.start < a.end
+        || (a.is_empty() && b.start < a.start && a.start < b.end)
+        || (b.is_empty() && a.start < b.start && b.start < a.end)
 }

@@ -1,0 +1,151 @@
+//! `llm-edit-lsp apply`: a payload applied to files on disk.
+
+use std::io::{IsTerminal, Read, Write};
+use std::process::ExitCode;
+
+use anyhow::{bail, Context};
+
+use super::args::ApplyArgs;
+use super::write;
+use crate::engine::{self, Options};
+use crate::model::Format;
+use crate::parse::MAX_PAYLOAD_BYTES;
+use crate::report::{self, Report};
+use crate::workspace::{DiskFiles, SnapshotDir};
+
+/// Runs `apply`: exit 0 when everything applied (or would), 1 when an edit
+/// failed, 2 on usage or I/O errors (returned as `Err`).
+pub fn run(args: &ApplyArgs) -> anyhow::Result<ExitCode> {
+    let options = options(args)?;
+    let payload = read_payload(&args.payload)?;
+    let files = DiskFiles::new(&args.root)
+        .with_context(|| format!("cannot open the root {}", args.root.display()))?;
+    let outcome = match &args.context {
+        Some(dir) => {
+            let files = SnapshotDir::new(files, dir)
+                .with_context(|| format!("cannot open the context folder {}", dir.display()))?;
+            engine::run(&payload, &options, &files)
+        }
+        None => engine::run(&payload, &options, &files),
+    };
+
+    let mut write_error = None;
+    let mut written = Vec::new();
+    if outcome.applicable(&options) && !args.dry_run && !outcome.files.is_empty() {
+        match write::write_all(&args.root, &outcome.files) {
+            Ok(paths) => written = paths,
+            Err(e) => write_error = Some(e),
+        }
+    }
+    if let Some(e) = &write_error {
+        bail!("nothing was changed: {e}");
+    }
+    if args.git_add && !written.is_empty() {
+        git_add(&args.root, &written)?;
+    }
+
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let report = Report::new(&outcome, &options);
+        serde_json::to_writer_pretty(&mut out, &report)?;
+        writeln!(out)?;
+    } else {
+        if args.dry_run {
+            let color = std::io::stdout().is_terminal();
+            for change in &outcome.files {
+                let diff = report::unified_diff(change);
+                write!(
+                    out,
+                    "{}",
+                    if color { report::colorize(&diff) } else { diff }
+                )?;
+            }
+        }
+        write!(out, "{}", report::summary(&outcome))?;
+        for s in &outcome.batch.suggestions {
+            writeln!(out, "suggested (not run): {s}")?;
+        }
+        let verb = if args.dry_run {
+            "would change"
+        } else {
+            "changed"
+        };
+        if outcome.applicable(&options) {
+            writeln!(out, "{verb} {} file(s)", outcome.files.len())?;
+        } else {
+            writeln!(out, "nothing changed: {} error(s)", outcome.errors.len())?;
+        }
+    }
+    Ok(if outcome.errors.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn options(args: &ApplyArgs) -> anyhow::Result<Options> {
+    let format = match &args.format {
+        None => None,
+        Some(name) if name == "auto" => None,
+        Some(name) => Some(Format::from_name(name).with_context(|| {
+            let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+            format!(
+                "unknown format `{name}`; use one of: auto, {}",
+                names.join(", ")
+            )
+        })?),
+    };
+    if let Some(t) = args.fuzzy {
+        if !(t > 0.0 && t <= 1.0) {
+            bail!("--fuzzy takes a threshold between 0 and 1 (e.g. 0.9), not {t}");
+        }
+    }
+    Ok(Options {
+        format,
+        match_mode: args.match_mode.into(),
+        fuzzy: args.fuzzy,
+        partial: args.partial,
+        on_conflict: args.on_conflict.into(),
+        ..Options::default()
+    })
+}
+
+fn read_payload(arg: &str) -> anyhow::Result<String> {
+    let mut bytes = Vec::new();
+    if arg == "-" {
+        std::io::stdin()
+            .lock()
+            .take(MAX_PAYLOAD_BYTES as u64 + 1)
+            .read_to_end(&mut bytes)?;
+    } else {
+        let file =
+            std::fs::File::open(arg).with_context(|| format!("cannot read the payload {arg}"))?;
+        file.take(MAX_PAYLOAD_BYTES as u64 + 1)
+            .read_to_end(&mut bytes)?;
+    }
+    if bytes.len() > MAX_PAYLOAD_BYTES {
+        bail!("the payload is larger than {MAX_PAYLOAD_BYTES} bytes; split it");
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "the payload is not valid UTF-8 (first invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
+fn git_add(root: &std::path::Path, paths: &[std::path::PathBuf]) -> anyhow::Result<()> {
+    let status = std::process::Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .arg("add")
+        .arg("-A")
+        .arg("--")
+        .args(paths)
+        .status()
+        .context("cannot run git add")?;
+    if !status.success() {
+        bail!("git add failed ({status})");
+    }
+    Ok(())
+}

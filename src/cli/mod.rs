@@ -1,0 +1,15 @@
+//! The command line: `apply` (files on disk), `prompt`, and `lsp`.
+//!
+//! A thin shell: arguments → [`engine::Options`](crate::engine::Options) →
+//! [`engine::run`](crate::engine::run) → atomic writes and a report.
+
+pub mod apply;
+pub mod args;
+pub mod prompt;
+pub mod write;
+
+/// Serves LSP over stdio until the client exits.
+pub fn serve(log_level: Option<&str>) -> anyhow::Result<std::process::ExitCode> {
+    let _ = log_level;
+    anyhow::bail!("the language server is not built into this binary yet")
+}

@@ -1,0 +1,483 @@
+//! Conflict-marker blocks shared by `search_replace` and `roo_diff`:
+//! recognising `<<<<<<< SEARCH` / `=======` / `>>>>>>> REPLACE`, and reading
+//! one block as a state machine that names the payload line of any marker
+//! out of sequence.
+//!
+//! ```text
+//! <<<<<<< SEARCH        5-9 `<`, one space, `SEARCH`, an optional `>`
+//! :start_line:12        roo header lines, only right after the opener
+//! -------               roo's optional divider
+//! old lines
+//! =======               exactly seven `=`
+//! new lines
+//! >>>>>>> REPLACE       5-9 `>`, one space, `REPLACE`
+//! ```
+//!
+//! Trailing whitespace on marker lines is ignored. A content line that starts
+//! with a backslash before a marker (`\=======`, `\<<<<<<<`, ...) is content,
+//! with the backslash removed.
+
+use crate::error::{EditError, ErrorKind};
+
+/// The texts a backslash escapes at the start of a content line.
+const ESCAPABLE: [&str; 6] = [
+    "<<<<<<<",
+    "=======",
+    ">>>>>>>",
+    "-------",
+    ":start_line:",
+    ":end_line:",
+];
+
+/// Is `line` a `<<<<<<< SEARCH` opener (5-9 `<`, ` SEARCH`, optional `>`)?
+pub fn is_search_marker(line: &str) -> bool {
+    let line = line.trim_end();
+    let rest = line.trim_start_matches('<');
+    let run = line.len() - rest.len();
+    (5..=9).contains(&run) && matches!(rest, " SEARCH" | " SEARCH>")
+}
+
+/// Is `line` the `=======` separator (exactly seven `=`)?
+pub fn is_separator(line: &str) -> bool {
+    line.trim_end() == "======="
+}
+
+/// Is `line` a `>>>>>>> REPLACE` closer (5-9 `>`, ` REPLACE`)?
+pub fn is_replace_marker(line: &str) -> bool {
+    let line = line.trim_end();
+    let rest = line.trim_start_matches('>');
+    let run = line.len() - rest.len();
+    (5..=9).contains(&run) && rest == " REPLACE"
+}
+
+/// Is `line` roo's optional `-------` divider after the SEARCH header?
+pub fn is_divider(line: &str) -> bool {
+    line.trim_end() == "-------"
+}
+
+/// Is `line` a failed attempt at a SEARCH opener (`<<-- SEARCH`,
+/// `-------SEARCH`, `<<<<<<<<<<< SEARCH`)? Such a line starts no block; the
+/// parser reports it instead of silently ignoring the block that follows.
+pub fn is_near_miss_opener(line: &str) -> bool {
+    let line = line.trim();
+    if is_search_marker(line) {
+        return false;
+    }
+    let Some(head) = line
+        .strip_suffix("SEARCH>")
+        .or_else(|| line.strip_suffix("SEARCH"))
+    else {
+        return false;
+    };
+    let head = head.trim_end();
+    head.len() >= 2 && head.chars().all(|c| matches!(c, '<' | '-' | '='))
+}
+
+/// A roo header line `:start_line:N` → `N`.
+pub fn start_line_hint(line: &str) -> Option<usize> {
+    header_number(line, ":start_line:")
+}
+
+/// A roo header line `:end_line:N` → `N`.
+pub fn end_line_hint(line: &str) -> Option<usize> {
+    header_number(line, ":end_line:")
+}
+
+fn header_number(line: &str, key: &str) -> Option<usize> {
+    line.trim().strip_prefix(key)?.trim().parse().ok()
+}
+
+/// Is `line` a roo header line (`:start_line:` or `:end_line:`, any value)?
+pub fn is_header_line(line: &str) -> bool {
+    let line = line.trim_start();
+    line.starts_with(":start_line:") || line.starts_with(":end_line:")
+}
+
+/// The content of an escaped marker line (`\=======` → `=======`), if it is one.
+pub fn unescape(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix('\\')?;
+    ESCAPABLE
+        .iter()
+        .any(|marker| rest.starts_with(marker))
+        .then_some(rest)
+}
+
+/// Does the block opening at `lines[opener]` carry roo features: a
+/// `:start_line:`/`:end_line:` or `-------` header, or a `12 | ` line-number
+/// prefix on every SEARCH line?
+pub fn has_roo_features(lines: &[&str], opener: usize) -> bool {
+    let next = lines.get(opener + 1).copied().unwrap_or("");
+    if is_header_line(next) || is_divider(next) {
+        return true;
+    }
+    let search: Vec<&str> = lines
+        .iter()
+        .skip(opener + 1)
+        .take_while(|l| !is_separator(l) && !is_replace_marker(l) && !is_search_marker(l))
+        .copied()
+        .collect();
+    !search.is_empty() && search.iter().all(|l| line_number_prefix_len(l).is_some())
+}
+
+/// The byte length of a `12 | ` line-number prefix (with the one space after
+/// the bar), or `None` when the line has none. `||` is not a prefix.
+pub fn line_number_prefix_len(line: &str) -> Option<usize> {
+    let after_indent = line.trim_start();
+    let digits = after_indent.len()
+        - after_indent
+            .trim_start_matches(|c: char| c.is_ascii_digit())
+            .len();
+    if digits == 0 {
+        return None;
+    }
+    let after_digits = &after_indent[digits..];
+    let after_space = after_digits.trim_start_matches([' ', '\t']);
+    let rest = after_space.strip_prefix('|')?;
+    if rest.starts_with('|') {
+        return None;
+    }
+    let rest = rest.strip_prefix(' ').unwrap_or(rest);
+    Some(line.len() - rest.len())
+}
+
+/// Which dialect a block is read in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    /// Aider `search_replace`: header lines are content.
+    Aider,
+    /// Roo `apply_diff`: `:start_line:`/`:end_line:`/`-------` header, and
+    /// an unescaped `:start_line:` in the REPLACE section is an error.
+    Roo,
+}
+
+/// One block read from its opener to its `>>>>>>> REPLACE`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawBlock {
+    /// The SEARCH lines, unescaped, without terminators.
+    pub search: Vec<String>,
+    /// The REPLACE lines, unescaped, without terminators.
+    pub replace: Vec<String>,
+    /// `:start_line:N`, when the header has one.
+    pub start_line: Option<usize>,
+    /// Index (into the given lines) of the `>>>>>>> REPLACE` marker.
+    pub closer: usize,
+}
+
+/// A block that could not be read: the error, and the index where scanning
+/// should resume so that one mistake gives one error.
+#[derive(Debug)]
+pub struct BrokenBlock {
+    /// The `parse` or `truncated` error.
+    pub error: EditError,
+    /// Index (into the given lines) to resume scanning at.
+    pub resume: usize,
+}
+
+/// Where the block's sections stand while it is read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Section {
+    Search,
+    Replace,
+}
+
+/// Reads the block whose opener is `lines[opener]`. `first_line_no` is the
+/// 1-based payload line of `lines[0]`, for error messages.
+pub fn read_block(
+    lines: &[&str],
+    opener: usize,
+    first_line_no: usize,
+    dialect: Dialect,
+) -> Result<RawBlock, BrokenBlock> {
+    let line_no = |i: usize| first_line_no + i;
+    let mut block = RawBlock {
+        search: Vec::new(),
+        replace: Vec::new(),
+        start_line: None,
+        closer: opener,
+    };
+    let mut i = opener + 1;
+    if dialect == Dialect::Roo {
+        i = read_roo_header(lines, i, &mut block, line_no)?;
+    }
+    let mut section = Section::Search;
+    while let Some(&line) = lines.get(i) {
+        if let Some(content) = unescape(line) {
+            push(&mut block, section, content);
+        } else if is_search_marker(line) {
+            let expected = match section {
+                Section::Search => "`=======`",
+                Section::Replace => "`>>>>>>> REPLACE`",
+            };
+            return Err(broken(
+                line_no(i),
+                format!(
+                    "found `<<<<<<< SEARCH` at payload line {} while the block opened at line {} \
+                     is still open; expected {expected} first (end every block with \
+                     `>>>>>>> REPLACE`, or escape a literal marker line as `\\<<<<<<<`)",
+                    line_no(i),
+                    line_no(opener)
+                ),
+                i,
+            ));
+        } else if is_separator(line) {
+            if section == Section::Replace {
+                return Err(out_of_order(lines, i, line_no, "`=======`", opener));
+            }
+            section = Section::Replace;
+        } else if is_replace_marker(line) {
+            if section == Section::Search {
+                return Err(broken(
+                    line_no(i),
+                    format!(
+                        "found `>>>>>>> REPLACE` at payload line {} before the `=======` of the \
+                         block opened at line {}; put `=======` between the SEARCH and the \
+                         REPLACE text{}",
+                        line_no(i),
+                        line_no(opener),
+                        near_separator_hint(lines, opener, i, &line_no)
+                    ),
+                    resume_after(lines, i + 1),
+                ));
+            }
+            block.closer = i;
+            return Ok(block);
+        } else if dialect == Dialect::Roo && section == Section::Replace && is_header_line(line) {
+            return Err(broken(
+                line_no(i),
+                format!(
+                    "found `{}` in the REPLACE section at payload line {}; line hints belong right \
+                     after `<<<<<<< SEARCH` (escape a literal line as `\\:start_line:`)",
+                    line.trim(),
+                    line_no(i)
+                ),
+                resume_after(lines, i + 1),
+            ));
+        } else {
+            push(&mut block, section, line);
+        }
+        i += 1;
+    }
+    Err(BrokenBlock {
+        error: EditError::at_payload_line(
+            ErrorKind::Truncated,
+            line_no(opener),
+            format!(
+                "the payload ends inside the SEARCH/REPLACE block opened at payload line {} \
+                 (no `>>>>>>> REPLACE`); the response was probably cut off: send the whole block \
+                 again",
+                line_no(opener)
+            ),
+        ),
+        resume: lines.len(),
+    })
+}
+
+/// Reads roo's optional `:start_line:`/`:end_line:` lines and `-------`
+/// divider after the opener; returns the index of the first SEARCH line.
+fn read_roo_header(
+    lines: &[&str],
+    mut i: usize,
+    block: &mut RawBlock,
+    line_no: impl Fn(usize) -> usize,
+) -> Result<usize, BrokenBlock> {
+    while let Some(&line) = lines.get(i) {
+        if !is_header_line(line) {
+            break;
+        }
+        let parsed = if line.trim_start().starts_with(":start_line:") {
+            start_line_hint(line).map(|n| block.start_line = Some(n))
+        } else {
+            end_line_hint(line).map(|_| ())
+        };
+        if parsed.is_none() {
+            return Err(broken(
+                line_no(i),
+                format!(
+                    "`{}` at payload line {} needs a line number, like `:start_line:42`",
+                    line.trim(),
+                    line_no(i)
+                ),
+                resume_after(lines, i + 1),
+            ));
+        }
+        i += 1;
+    }
+    if lines.get(i).is_some_and(|l| is_divider(l)) {
+        i += 1;
+    }
+    Ok(i)
+}
+
+/// Names a line of the SEARCH section that was probably meant as the
+/// separator (a run of `=` of the wrong length), or nothing.
+fn near_separator_hint(
+    lines: &[&str],
+    opener: usize,
+    closer: usize,
+    line_no: impl Fn(usize) -> usize,
+) -> String {
+    let near = (opener + 1..closer).find(|&j| {
+        let line = lines[j].trim();
+        line.len() >= 3 && line.chars().all(|c| c == '=')
+    });
+    near.map_or_else(String::new, |j| {
+        format!(
+            " (`{}` at line {} is not a separator: use exactly seven `=`)",
+            lines[j].trim(),
+            line_no(j)
+        )
+    })
+}
+
+fn push(block: &mut RawBlock, section: Section, line: &str) {
+    match section {
+        Section::Search => block.search.push(line.to_string()),
+        Section::Replace => block.replace.push(line.to_string()),
+    }
+}
+
+/// A second `=======` in the REPLACE section.
+fn out_of_order(
+    lines: &[&str],
+    i: usize,
+    line_no: impl Fn(usize) -> usize,
+    found: &str,
+    opener: usize,
+) -> BrokenBlock {
+    broken(
+        line_no(i),
+        format!(
+            "found {found} at payload line {} where `>>>>>>> REPLACE` was expected (the block \
+             opened at line {} already has its `=======`); if the text holds a line `=======`, \
+             escape it as `\\=======`, or close the block with `>>>>>>> REPLACE`",
+            line_no(i),
+            line_no(opener)
+        ),
+        resume_after(lines, i + 1),
+    )
+}
+
+fn broken(payload_line: usize, message: String, resume: usize) -> BrokenBlock {
+    BrokenBlock {
+        error: EditError::at_payload_line(ErrorKind::Parse, payload_line, message),
+        resume,
+    }
+}
+
+/// Where to resume after a broken block: the next opener, or the line after
+/// the next `>>>>>>> REPLACE`, whichever comes first (from index `from`).
+pub fn resume_after(lines: &[&str], from: usize) -> usize {
+    for (i, line) in lines.iter().enumerate().skip(from) {
+        if is_search_marker(line) {
+            return i;
+        }
+        if is_replace_marker(line) {
+            return i + 1;
+        }
+    }
+    lines.len()
+}
+
+/// Lines joined as newline-terminated text (`["a", "b"]` → `"a\nb\n"`).
+pub fn join_lines<S: AsRef<str>>(lines: &[S]) -> String {
+    let mut text = String::new();
+    for line in lines {
+        text.push_str(line.as_ref());
+        text.push('\n');
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recognises_markers() {
+        assert!(is_search_marker("<<<<<<< SEARCH"));
+        assert!(is_search_marker("<<<<< SEARCH  "));
+        assert!(is_search_marker("<<<<<<<<< SEARCH>"));
+        assert!(!is_search_marker("<<<<<<<<<< SEARCH"));
+        assert!(!is_search_marker("<<<< SEARCH"));
+        assert!(!is_search_marker("<<<<<<<SEARCH"));
+        assert!(!is_search_marker(" <<<<<<< SEARCH"));
+        assert!(is_separator("======= "));
+        assert!(!is_separator("====="));
+        assert!(!is_separator("========"));
+        assert!(is_replace_marker(">>>>>>> REPLACE\t"));
+        assert!(!is_replace_marker(">>>>>>> release/1.9"));
+    }
+
+    #[test]
+    fn near_miss_openers() {
+        for line in [
+            "<<-- SEARCH",
+            "-- SEARCH",
+            "-------SEARCH",
+            "<<<<<<<<<<< SEARCH",
+        ] {
+            assert!(is_near_miss_opener(line), "{line}");
+        }
+        assert!(!is_near_miss_opener("<<<<<<< SEARCH"));
+        assert!(!is_near_miss_opener("Press SEARCH"));
+    }
+
+    #[test]
+    fn line_number_prefixes() {
+        assert_eq!(line_number_prefix_len("12 | code"), Some(5));
+        assert_eq!(line_number_prefix_len("  7 |"), Some(5));
+        assert_eq!(line_number_prefix_len("7 |     indented"), Some(4));
+        assert_eq!(line_number_prefix_len("12 || x"), None);
+        assert_eq!(line_number_prefix_len("x | y"), None);
+    }
+
+    #[test]
+    fn unescapes_markers() {
+        assert_eq!(unescape("\\=======").unwrap(), "=======");
+        assert_eq!(unescape("\\<<<<<<< HEAD").unwrap(), "<<<<<<< HEAD");
+        assert_eq!(unescape("\\n"), None);
+    }
+
+    #[test]
+    fn reads_a_roo_block() {
+        let lines = [
+            "<<<<<<< SEARCH",
+            ":start_line:4",
+            ":end_line:5",
+            "-------",
+            "\\=======",
+            "=======",
+            "b",
+            ">>>>>>> REPLACE",
+        ];
+        let block = read_block(&lines, 0, 1, Dialect::Roo).unwrap();
+        assert_eq!(block.search, ["======="]);
+        assert_eq!(block.replace, ["b"]);
+        assert_eq!(block.start_line, Some(4));
+        assert_eq!(block.closer, 7);
+    }
+
+    #[test]
+    fn names_the_line_of_a_marker_out_of_order() {
+        let lines = [
+            "x",
+            "<<<<<<< SEARCH",
+            "a",
+            "=======",
+            "b",
+            "=======",
+            ">>>>>>> REPLACE",
+        ];
+        let broken = read_block(&lines, 1, 10, Dialect::Aider).unwrap_err();
+        assert_eq!(broken.error.kind, ErrorKind::Parse);
+        assert_eq!(broken.error.lines, [15]);
+        assert_eq!(broken.resume, 7);
+    }
+
+    #[test]
+    fn an_open_block_at_the_end_is_truncated() {
+        let lines = ["<<<<<<< SEARCH", "a", "=======", "b"];
+        let broken = read_block(&lines, 0, 1, Dialect::Aider).unwrap_err();
+        assert_eq!(broken.error.kind, ErrorKind::Truncated);
+    }
+}

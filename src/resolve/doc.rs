@@ -1,0 +1,396 @@
+//! The text of one file while its edits apply: a piece table over the
+//! original, so sequential edits never copy or rescan the whole file.
+//!
+//! ```text
+//! original: [────────────────────────────────]
+//! current:  [orig 0..120][added "x"][orig 130..900][added "yy"][orig 910..]
+//! ```
+//!
+//! Exact searches use hits found once in the original ([`Doc::find`] is
+//! given them): a hit inside one original piece is still there, moved by the
+//! length change before it; hits that touch new text or a deletion point
+//! are found by searching small windows around those points. Tolerant
+//! passes need the whole text and ask for [`Doc::text`], which materializes
+//! it once per state.
+
+use std::cell::OnceCell;
+use std::ops::Range;
+
+use memchr::memmem;
+
+use crate::plan::TextEdit;
+
+/// A run of the current text.
+#[derive(Clone, Debug)]
+enum Piece {
+    /// Bytes `start..end` of the original.
+    Orig(Range<usize>),
+    /// Text an edit inserted.
+    Added(String),
+}
+
+impl Piece {
+    fn len(&self) -> usize {
+        match self {
+            Piece::Orig(r) => r.len(),
+            Piece::Added(s) => s.len(),
+        }
+    }
+}
+
+/// The current text of one file, as pieces of the original and of edits.
+#[derive(Debug)]
+pub struct Doc<'o> {
+    original: &'o str,
+    pieces: Vec<Piece>,
+    /// Current start offset of each piece, plus the total length at the end.
+    starts: Vec<usize>,
+    /// Indices of the original pieces, in order.
+    orig_pieces: Vec<usize>,
+    text: OnceCell<String>,
+}
+
+impl<'o> Doc<'o> {
+    /// The original text, unedited.
+    pub fn new(original: &'o str) -> Doc<'o> {
+        let pieces = if original.is_empty() {
+            Vec::new()
+        } else {
+            vec![Piece::Orig(0..original.len())]
+        };
+        let mut doc = Doc {
+            original,
+            pieces,
+            starts: Vec::new(),
+            orig_pieces: Vec::new(),
+            text: OnceCell::new(),
+        };
+        doc.reindex();
+        doc
+    }
+
+    /// The original text.
+    pub fn original(&self) -> &'o str {
+        self.original
+    }
+
+    /// Has any edit been applied?
+    pub fn is_edited(&self) -> bool {
+        !matches!(self.pieces.as_slice(), [Piece::Orig(r)] if r.len() == self.original.len())
+            && !(self.pieces.is_empty() && self.original.is_empty())
+    }
+
+    /// Current length in bytes.
+    pub fn len(&self) -> usize {
+        *self.starts.last().unwrap_or(&0)
+    }
+
+    /// The current text is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The whole current text (materialized once per state).
+    pub fn text(&self) -> &str {
+        if !self.is_edited() {
+            return self.original;
+        }
+        self.text.get_or_init(|| self.slice(0..self.len()))
+    }
+
+    /// The current text of `range`.
+    pub fn slice(&self, range: Range<usize>) -> String {
+        let mut out = String::with_capacity(range.len());
+        if range.is_empty() {
+            return out;
+        }
+        let mut i = self.piece_at(range.start);
+        while i < self.pieces.len() && self.starts[i] < range.end {
+            let piece_start = self.starts[i];
+            let lo = range.start.max(piece_start) - piece_start;
+            let hi = range.end.min(self.starts[i + 1]) - piece_start;
+            match &self.pieces[i] {
+                Piece::Orig(r) => out.push_str(&self.original[r.start + lo..r.start + hi]),
+                Piece::Added(s) => out.push_str(&s[lo..hi]),
+            }
+            i += 1;
+        }
+        out
+    }
+
+    /// The byte just before current offset `at`, if any.
+    pub fn byte_before(&self, at: usize) -> Option<u8> {
+        (at > 0).then(|| self.byte_at(at - 1))
+    }
+
+    /// The current byte at offset `at` (`at < len()`).
+    pub fn byte_at(&self, at: usize) -> u8 {
+        let i = self.piece_at(at);
+        let off = at - self.starts[i];
+        match &self.pieces[i] {
+            Piece::Orig(r) => self.original.as_bytes()[r.start + off],
+            Piece::Added(s) => s.as_bytes()[off],
+        }
+    }
+
+    /// The original offset of current offset `at`: itself mapped back when
+    /// it lies in original text, the insertion point when in new text.
+    pub fn to_original(&self, at: usize) -> usize {
+        let i = self.piece_at(at);
+        match self.pieces.get(i) {
+            None => 0,
+            Some(Piece::Orig(r)) => r.start + (at - self.starts[i]).min(r.len()),
+            Some(Piece::Added(_)) => self.pieces[..i]
+                .iter()
+                .rev()
+                .find_map(|p| match p {
+                    Piece::Orig(r) => Some(r.end),
+                    Piece::Added(_) => None,
+                })
+                .unwrap_or(0),
+        }
+    }
+
+    /// Every current occurrence of `needle`, given `orig_hits`: the start of
+    /// every occurrence of the same needle in the original text.
+    pub fn find(&self, needle: &str, orig_hits: &[usize]) -> Vec<usize> {
+        if needle.is_empty() {
+            return Vec::new();
+        }
+        if !self.is_edited() {
+            return orig_hits.to_vec();
+        }
+        let mut hits: Vec<usize> = orig_hits
+            .iter()
+            .filter_map(|&s| self.map_orig(s, needle.len()))
+            .collect();
+        hits.extend(self.find_near_changes(needle));
+        hits.sort_unstable();
+        hits.dedup();
+        hits
+    }
+
+    /// Where original bytes `start..start + len` sit now, if untouched.
+    fn map_orig(&self, start: usize, len: usize) -> Option<usize> {
+        // Original pieces keep their original order, so binary search them.
+        let k = self
+            .orig_pieces
+            .partition_point(|&i| self.orig_range(i).end <= start);
+        let &i = self.orig_pieces.get(k)?;
+        let r = self.orig_range(i);
+        (r.start <= start && start + len <= r.end).then(|| self.starts[i] + (start - r.start))
+    }
+
+    /// The original range of piece `i`, which is an original piece.
+    fn orig_range(&self, i: usize) -> Range<usize> {
+        match &self.pieces[i] {
+            Piece::Orig(r) => r.clone(),
+            Piece::Added(_) => 0..0,
+        }
+    }
+
+    /// Occurrences that touch inserted text or a deletion point.
+    fn find_near_changes(&self, needle: &str) -> Vec<usize> {
+        let reach = needle.len() - 1;
+        let mut windows: Vec<Range<usize>> = Vec::new();
+        for (i, piece) in self.pieces.iter().enumerate() {
+            let (start, end) = (self.starts[i], self.starts[i + 1]);
+            let dirty = match piece {
+                Piece::Added(_) => Some(start..end),
+                Piece::Orig(r) => {
+                    // A junction with the previous original piece is a deletion point.
+                    let joined =
+                        i > 0 && matches!(&self.pieces[i - 1], Piece::Orig(p) if p.end != r.start);
+                    let cut_start = i == 0 && r.start != 0;
+                    (joined || cut_start).then_some(start..start)
+                }
+            };
+            if let Some(d) = dirty {
+                let w = d.start.saturating_sub(reach)..(d.end + reach).min(self.len());
+                match windows.last_mut() {
+                    Some(last) if last.end >= w.start => last.end = last.end.max(w.end),
+                    _ => windows.push(w),
+                }
+            }
+        }
+        // The end of the text is a deletion point when the original tail is gone.
+        if let Some(Piece::Orig(r)) = self.pieces.last() {
+            if r.end != self.original.len() {
+                let w = self.len().saturating_sub(reach)..self.len();
+                windows.push(w);
+            }
+        }
+        let finder = memmem::Finder::new(needle.as_bytes());
+        let mut hits = Vec::new();
+        for w in windows {
+            let text = self.slice(w.clone());
+            for pos in finder.find_iter(text.as_bytes()) {
+                let start = w.start + pos;
+                if !self.inside_one_orig_piece(start, needle.len()) {
+                    hits.push(start);
+                }
+            }
+        }
+        hits
+    }
+
+    /// Does current `start..start + len` lie inside one original piece?
+    fn inside_one_orig_piece(&self, start: usize, len: usize) -> bool {
+        let i = self.piece_at(start);
+        matches!(self.pieces.get(i), Some(Piece::Orig(_))) && start + len <= self.starts[i + 1]
+    }
+
+    /// Index of the piece holding current offset `at` (the last piece for
+    /// the end offset).
+    fn piece_at(&self, at: usize) -> usize {
+        let i = self.starts.partition_point(|&s| s <= at);
+        i.saturating_sub(1).min(self.pieces.len().saturating_sub(1))
+    }
+
+    /// Replaces current `range` by `text`.
+    pub fn replace(&mut self, range: Range<usize>, text: &str) {
+        let mut out: Vec<Piece> = Vec::with_capacity(self.pieces.len() + 2);
+        let mut inserted = false;
+        for (i, piece) in self.pieces.iter().enumerate() {
+            let (ps, pe) = (self.starts[i], self.starts[i + 1]);
+            if pe <= range.start {
+                out.push(piece.clone());
+                continue;
+            }
+            // The piece reaches past the range start: keep what lies
+            // before the range, insert once, keep what lies after it.
+            if ps < range.start {
+                out.push(cut(piece, 0..range.start - ps));
+            }
+            if !inserted {
+                push_added(&mut out, text);
+                inserted = true;
+            }
+            if pe > range.end {
+                out.push(cut(piece, range.end.max(ps) - ps..pe - ps));
+            }
+        }
+        if !inserted {
+            push_added(&mut out, text);
+        }
+        self.pieces = out;
+        self.reindex();
+    }
+
+    fn reindex(&mut self) {
+        self.starts.clear();
+        self.orig_pieces.clear();
+        let mut at = 0;
+        for (i, p) in self.pieces.iter().enumerate() {
+            if matches!(p, Piece::Orig(_)) {
+                self.orig_pieces.push(i);
+            }
+            self.starts.push(at);
+            at += p.len();
+        }
+        self.starts.push(at);
+        self.text = OnceCell::new();
+    }
+
+    /// The edits that turn the original into the current text, in original
+    /// coordinates, sorted and disjoint.
+    pub fn edits(&self) -> Vec<TextEdit> {
+        let mut edits = Vec::new();
+        let mut orig_at = 0;
+        let mut pending: Option<TextEdit> = None;
+        for piece in &self.pieces {
+            match piece {
+                Piece::Orig(r) => {
+                    if r.start > orig_at || pending.is_some() {
+                        let mut e = pending
+                            .take()
+                            .unwrap_or_else(|| TextEdit::insert(orig_at, ""));
+                        e.range.end = r.start;
+                        edits.push(e);
+                    }
+                    orig_at = r.end;
+                }
+                Piece::Added(s) => match &mut pending {
+                    Some(e) => e.text.push_str(s),
+                    None => pending = Some(TextEdit::insert(orig_at, s.clone())),
+                },
+            }
+        }
+        if orig_at < self.original.len() || pending.is_some() {
+            let mut e = pending
+                .take()
+                .unwrap_or_else(|| TextEdit::insert(orig_at, ""));
+            e.range.end = self.original.len();
+            edits.push(e);
+        }
+        edits
+    }
+}
+
+fn push_added(out: &mut Vec<Piece>, text: &str) {
+    if !text.is_empty() {
+        out.push(Piece::Added(text.to_string()));
+    }
+}
+
+/// The part `range` (relative to the piece) of a piece.
+fn cut(piece: &Piece, range: Range<usize>) -> Piece {
+    match piece {
+        Piece::Orig(r) => Piece::Orig(r.start + range.start..r.start + range.end),
+        Piece::Added(s) => Piece::Added(s[range].to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::TextEdits;
+
+    fn all_hits(text: &str, needle: &str) -> Vec<usize> {
+        memmem::find_iter(text.as_bytes(), needle.as_bytes()).collect()
+    }
+
+    #[test]
+    fn replaces_and_reports_edits() {
+        let original = "aaa bbb ccc ddd";
+        let mut doc = Doc::new(original);
+        doc.replace(4..7, "BB");
+        assert_eq!(doc.text(), "aaa BB ccc ddd");
+        doc.replace(0..0, ">");
+        assert_eq!(doc.text(), ">aaa BB ccc ddd");
+        doc.replace(5..12, "");
+        assert_eq!(doc.text(), ">aaa ddd");
+        let edits = TextEdits::new(doc.edits()).unwrap();
+        assert_eq!(edits.apply(original), ">aaa ddd");
+    }
+
+    #[test]
+    fn finds_moved_and_new_occurrences() {
+        let original = "x = 1\ny = 2\nx = 1\n";
+        let mut doc = Doc::new(original);
+        let hits = all_hits(original, "x = 1");
+        doc.replace(6..11, "x = 1");
+        assert_eq!(doc.text(), "x = 1\nx = 1\nx = 1\n");
+        assert_eq!(doc.find("x = 1", &hits), vec![0, 6, 12]);
+        // A deletion joins text into a new occurrence.
+        let mut doc = Doc::new("ab--cd");
+        doc.replace(2..4, "");
+        assert_eq!(doc.find("bc", &[]), vec![1]);
+    }
+
+    #[test]
+    fn edits_at_both_ends() {
+        let original = "hello";
+        let mut doc = Doc::new(original);
+        doc.replace(5..5, "!");
+        doc.replace(0..1, "J");
+        assert_eq!(doc.text(), "Jello!");
+        assert_eq!(
+            TextEdits::new(doc.edits()).unwrap().apply(original),
+            "Jello!"
+        );
+        let mut doc = Doc::new("");
+        doc.replace(0..0, "new");
+        assert_eq!(doc.text(), "new");
+    }
+}

@@ -1,0 +1,202 @@
+//! The words of every resolve error: what failed, where, what to change.
+//!
+//! Messages follow `FORMATS.md` §6: `edit N in PATH: what happened; what to
+//! do`, with 1-based lines of the file as the user sees it.
+
+use crate::error::{EditError, ErrorKind, LineRange, NearMatch};
+use crate::model::{Edit, EditOp, Format, MatchUnit, Replace};
+
+/// Builds the errors of one file.
+pub struct Messages<'p> {
+    /// The file's workspace path.
+    pub path: &'p str,
+}
+
+/// What the payload calls its search text, for messages.
+fn search_word(edit: &Edit) -> &'static str {
+    match (&edit.op, edit.format) {
+        (EditOp::Anchored(_), _) => "the anchor",
+        (EditOp::Replace(r), _) if r.unit == MatchUnit::Substring => "old_string",
+        (_, Format::FindReplace) => "FIND",
+        (_, Format::ApplyPatch | Format::UnifiedDiff) => "the hunk",
+        (_, Format::EditBlock | Format::EditBlockV2) => "the EDIT text",
+        _ => "SEARCH",
+    }
+}
+
+fn join_lines(lines: &[usize]) -> String {
+    lines
+        .iter()
+        .map(|l| l.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl Messages<'_> {
+    fn error(&self, kind: ErrorKind, edit: &Edit, message: String) -> EditError {
+        EditError::new(kind, message)
+            .with_path(self.path)
+            .with_edit(edit.index)
+            .with_payload_lines(edit.source.first_line, edit.source.last_line)
+    }
+
+    /// `ambiguous`: several candidates.
+    pub fn ambiguous(&self, edit: &Edit, ranges: &[LineRange]) -> EditError {
+        let firsts: Vec<usize> = ranges.iter().map(|r| r.first).collect();
+        let what = search_word(edit);
+        self.error(
+            ErrorKind::Ambiguous,
+            edit,
+            format!(
+                "edit {} in {}: {what} matches {} places (lines {}); add lines that make it unique",
+                edit.index,
+                self.path,
+                ranges.len(),
+                join_lines(&firsts)
+            ),
+        )
+        .with_lines(firsts)
+        .with_ranges(ranges.to_vec())
+    }
+
+    /// `not_found`, with the closest near-match when there is one.
+    pub fn not_found(&self, edit: &Edit, _r: &Replace, near: Option<NearMatch>) -> EditError {
+        let what = search_word(edit);
+        let mut message = format!("edit {} in {}: {what} not found", edit.index, self.path);
+        match &near {
+            Some(n) => {
+                message.push_str(&format!("; closest is {} ({}% similar)", n.lines, n.similarity));
+                if let Some((want, got)) = &n.differs_at {
+                    message.push_str(&format!(", differs at: `{}` (payload) vs `{}` (file)", want.trim(), got.trim()));
+                }
+                message.push_str("; copy the lines exactly as they are in the file");
+            }
+            None => message.push_str("; no similar lines in the file: check the path and copy the lines exactly as they are in the file"),
+        }
+        let lines = near
+            .as_ref()
+            .map(|n| vec![n.lines.first])
+            .unwrap_or_default();
+        let ranges = near.as_ref().map(|n| vec![n.lines]).unwrap_or_default();
+        let mut e = self
+            .error(ErrorKind::NotFound, edit, message)
+            .with_lines(lines)
+            .with_ranges(ranges);
+        e.near = near;
+        e
+    }
+
+    /// `no_op`: old == new.
+    pub fn no_op(&self, edit: &Edit) -> EditError {
+        self.error(
+            ErrorKind::NoOp,
+            edit,
+            format!("edit {} in {}: the replacement equals the text it replaces, so it changes nothing; drop the edit or write the change", edit.index, self.path),
+        )
+    }
+
+    /// `file_not_found`.
+    pub fn file_not_found(&self, edit: &Edit) -> EditError {
+        self.error(
+            ErrorKind::FileNotFound,
+            edit,
+            format!("edit {} in {}: the file does not exist; check the path, or create the file with an empty search / a create command", edit.index, self.path),
+        )
+    }
+
+    /// The file was deleted by an earlier edit of the payload.
+    pub fn deleted_earlier(&self, edit: &Edit) -> EditError {
+        self.error(
+            ErrorKind::FileNotFound,
+            edit,
+            format!("edit {} in {}: an earlier edit of this payload deletes the file; drop one of the two", edit.index, self.path),
+        )
+    }
+
+    /// `file_exists`: a create over a non-empty file.
+    pub fn file_exists(&self, edit: &Edit, lines: usize) -> EditError {
+        self.error(
+            ErrorKind::FileExists,
+            edit,
+            format!(
+                "edit {} in {}: creates a file that already exists and is not empty ({lines} lines); edit it with a search/replace instead, or delete it first",
+                edit.index, self.path
+            ),
+        )
+        .with_lines(vec![1])
+    }
+
+    /// `insert` past the end of the file.
+    pub fn insert_past_end(&self, edit: &Edit, after: usize, len: usize) -> EditError {
+        self.error(
+            ErrorKind::NotFound,
+            edit,
+            format!("edit {} in {}: insert_line {after} is past the end of the file ({len} lines); use a line from 0 to {len}", edit.index, self.path),
+        )
+    }
+
+    /// A rename onto an existing file.
+    pub fn rename_exists(&self, edit: &Edit, to: &str) -> EditError {
+        self.error(
+            ErrorKind::FileExists,
+            edit,
+            format!("edit {} in {}: renames onto {to}, which already exists; pick another name or delete it first", edit.index, self.path),
+        )
+    }
+
+    /// A rename that leaves the root.
+    pub fn rename_outside(&self, edit: &Edit, to: &str) -> EditError {
+        self.error(
+            ErrorKind::OutsideRoot,
+            edit,
+            format!("edit {} in {}: renames to `{to}`, outside the workspace root; use a path inside the project", edit.index, self.path),
+        )
+    }
+
+    /// An `@@` context header of a pure insertion that matches nothing.
+    pub fn header_not_found(&self, edit: &Edit, header: &str) -> EditError {
+        self.error(
+            ErrorKind::NotFound,
+            edit,
+            format!("edit {} in {}: the context line `@@ {}` was not found; copy it exactly from the file", edit.index, self.path, header.trim()),
+        )
+    }
+
+    /// Two simultaneous edits overlap.
+    pub fn overlap(&self, edit: &Edit, other: usize, first: usize, second: usize) -> EditError {
+        self.error(
+            ErrorKind::Overlap,
+            edit,
+            format!(
+                "edit {} in {}: its region (from line {second}) overlaps the region of edit {other} (from line {first}); merge the two changes into one",
+                edit.index, self.path
+            ),
+        )
+        .with_lines(vec![first, second])
+        .with_ranges(vec![LineRange::new(first, first), LineRange::new(second, second)])
+    }
+
+    /// An operation that cannot be part of a simultaneous group.
+    pub fn unsupported_in_group(&self, edit: &Edit) -> EditError {
+        self.error(
+            ErrorKind::Parse,
+            edit,
+            format!(
+                "edit {} in {}: a {} cannot be combined with diff hunks of the same file",
+                edit.index,
+                self.path,
+                edit.op.name()
+            ),
+        )
+    }
+}
+
+impl EditError {
+    /// Names which anchor of a `modify_file` change failed.
+    pub fn with_anchor(mut self, which: &str) -> EditError {
+        self.message = self
+            .message
+            .replacen("the anchor", &format!("the `{which}` anchor"), 1);
+        self
+    }
+}

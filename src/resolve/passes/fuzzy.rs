@@ -1,0 +1,239 @@
+//! Pass 7: Levenshtein similarity over windows of as many lines as the
+//! search, off unless a threshold below 1.0 is set.
+//!
+//! Similarity is `1 - distance / longer length` over both texts with every
+//! line trimmed and whitespace runs collapsed to one space. The distance is
+//! bit-parallel (`rapidfuzz`, Hyyrö) with a cutoff derived from the
+//! threshold, windows whose length alone rules them out are skipped, and
+//! the scan stops at a deadline.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use rapidfuzz::distance::levenshtein;
+
+use super::Lines;
+
+/// A window of file lines and how similar it is to the search.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scored {
+    /// 0-based first file line of the window.
+    pub start: usize,
+    /// Similarity in `0.0..=1.0`.
+    pub similarity: f64,
+}
+
+/// The outcome of a thresholded scan.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FuzzyScan {
+    /// The best window of each cluster of overlapping windows above the
+    /// threshold, in file order.
+    pub candidates: Vec<Scored>,
+    /// The deadline stopped the scan before the end.
+    pub timed_out: bool,
+}
+
+/// Normalizes one line: trimmed, whitespace runs collapsed to one space.
+pub fn normalize_line(line: &str) -> String {
+    line.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The file's lines normalized once, as chars, with each line's char start.
+struct NormalizedFile {
+    chars: Vec<char>,
+    /// `starts[i]`: index in `chars` of line `i`; `starts[len]` = end.
+    starts: Vec<usize>,
+}
+
+impl NormalizedFile {
+    fn new(file: &Lines) -> NormalizedFile {
+        let mut chars = Vec::with_capacity(file.text.len());
+        let mut starts = Vec::with_capacity(file.len() + 1);
+        for i in 0..file.len() {
+            starts.push(chars.len());
+            chars.extend(normalize_line(file.line(i)).chars());
+            chars.push('\n');
+        }
+        starts.push(chars.len());
+        NormalizedFile { chars, starts }
+    }
+
+    /// The window of `n` lines from `start`, without its final newline.
+    fn window(&self, start: usize, n: usize) -> &[char] {
+        &self.chars[self.starts[start]
+            ..self.starts[start + n]
+                .saturating_sub(1)
+                .max(self.starts[start])]
+    }
+}
+
+/// The normalized search as chars.
+fn normalized_search(search: &[&str]) -> Vec<char> {
+    search
+        .iter()
+        .map(|l| normalize_line(l))
+        .collect::<Vec<_>>()
+        .join("\n")
+        .chars()
+        .collect()
+}
+
+/// Every window at or above `threshold`, clustered, within `lines` (a range
+/// of start lines; the whole file when `None`).
+pub fn find(file: &Lines, search: &[&str], threshold: f64, deadline: Instant) -> FuzzyScan {
+    let n = search.len();
+    if n == 0 || n > file.len() {
+        return FuzzyScan::default();
+    }
+    let needle = normalized_search(search);
+    let norm = NormalizedFile::new(file);
+    let scorer = levenshtein::BatchComparator::new(needle.iter().copied());
+    let mut above: Vec<Scored> = Vec::new();
+    let mut timed_out = false;
+    for start in 0..=file.len() - n {
+        if start % 256 == 255 && Instant::now() > deadline {
+            timed_out = true;
+            break;
+        }
+        let window = norm.window(start, n);
+        let longer = window.len().max(needle.len());
+        if longer == 0 {
+            continue;
+        }
+        let max_dist = ((1.0 - threshold) * longer as f64).floor() as usize;
+        if window.len().abs_diff(needle.len()) > max_dist {
+            continue;
+        }
+        let args = levenshtein::Args::default().score_cutoff(max_dist);
+        if let Some(d) = scorer.distance_with_args(window.iter().copied(), &args) {
+            above.push(Scored {
+                start,
+                similarity: 1.0 - d as f64 / longer as f64,
+            });
+        }
+    }
+    FuzzyScan {
+        candidates: cluster(above, n),
+        timed_out,
+    }
+}
+
+/// Keeps the best window of each run of overlapping windows.
+fn cluster(scored: Vec<Scored>, n: usize) -> Vec<Scored> {
+    let mut out: Vec<Scored> = Vec::new();
+    for s in scored {
+        match out.last_mut() {
+            Some(last) if s.start < last.start + n => {
+                if s.similarity > last.similarity {
+                    *last = s;
+                }
+            }
+            _ => out.push(s),
+        }
+    }
+    out
+}
+
+/// The similarity of the search with the window of file lines at `start`.
+pub fn similarity_at(file: &Lines, search: &[&str], start: usize) -> f64 {
+    let window: Vec<&str> = (start..start + search.len())
+        .map(|i| file.line(i))
+        .collect();
+    similarity(&window, search)
+}
+
+/// Similarity of two line lists, normalized as the pass does.
+pub fn similarity(a: &[&str], b: &[&str]) -> f64 {
+    let a = normalized_search(a);
+    let b = normalized_search(b);
+    let longer = a.len().max(b.len());
+    if longer == 0 {
+        return 1.0;
+    }
+    1.0 - levenshtein::distance(a.iter().copied(), b.iter().copied()) as f64 / longer as f64
+}
+
+/// The closest window to a search that matched nothing, for `not_found`
+/// reports: windows where several search lines appear are scored first;
+/// small files are scanned whole. `None` when nothing is even close.
+pub fn nearest(file: &Lines, search: &[&str], deadline: Instant) -> Option<Scored> {
+    let n = search.len();
+    if n == 0 || file.is_empty() {
+        return None;
+    }
+    let n_win = n.min(file.len());
+    let mut votes: HashMap<usize, usize> = HashMap::new();
+    let wanted: HashMap<String, Vec<usize>> = search
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.trim().len() >= 3)
+        .fold(HashMap::new(), |mut m, (j, l)| {
+            m.entry(normalize_line(l)).or_default().push(j);
+            m
+        });
+    for i in 0..file.len() {
+        if let Some(js) = wanted.get(&normalize_line(file.line(i))) {
+            for &j in js {
+                if i >= j && i - j + n_win <= file.len() {
+                    *votes.entry(i - j).or_default() += 1;
+                }
+            }
+        }
+    }
+    let mut starts: Vec<(usize, usize)> = votes.into_iter().map(|(s, v)| (v, s)).collect();
+    starts.sort_unstable_by(|a, b| b.cmp(a));
+    starts.truncate(32);
+    let mut candidates: Vec<usize> = starts.into_iter().map(|(_, s)| s).collect();
+    if candidates.is_empty() && file.len() <= 20_000 {
+        candidates = (0..=file.len() - n_win).collect();
+    }
+    let mut best: Option<Scored> = None;
+    for (k, start) in candidates.into_iter().enumerate() {
+        if k % 64 == 63 && Instant::now() > deadline {
+            break;
+        }
+        let window: Vec<&str> = (start..start + n_win).map(|i| file.line(i)).collect();
+        let sim = similarity(&window, search);
+        if best.is_none_or(|b| sim > b.similarity) {
+            best = Some(Scored {
+                start,
+                similarity: sim,
+            });
+        }
+    }
+    best.filter(|b| b.similarity >= 0.5)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn later() -> Instant {
+        Instant::now() + Duration::from_secs(5)
+    }
+
+    #[test]
+    fn finds_a_window_with_typos() {
+        let file = Lines::new("fn a() {\n    let total = sum(items);\n    total\n}\nfn b() {}\n");
+        let scan = find(
+            &file,
+            &["fn a() {", "    let totl = sum(itemz);", "    total"],
+            0.85,
+            later(),
+        );
+        assert_eq!(scan.candidates.len(), 1);
+        assert_eq!(scan.candidates[0].start, 0);
+        assert!(scan.candidates[0].similarity > 0.9);
+        let none = find(&file, &["something else entirely"], 0.9, later());
+        assert!(none.candidates.is_empty());
+    }
+
+    #[test]
+    fn nearest_reports_the_closest_window() {
+        let file = Lines::new("a\nb\nlet x = 1;\nlet y = 2;\nc\n");
+        let near = nearest(&file, &["let x = 1;", "let y = 3;"], later()).unwrap();
+        assert_eq!(near.start, 2);
+        assert!(near.similarity > 0.8 && near.similarity < 1.0);
+    }
+}

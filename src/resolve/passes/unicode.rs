@@ -1,0 +1,54 @@
+//! Pass 5: lines equal once typographic characters are folded to ASCII
+//! (curly quotes, dashes, ellipsis, non-breaking and other odd spaces) and
+//! surrounding whitespace is trimmed.
+
+use std::borrow::Cow;
+
+use super::{find_windows, Lines};
+
+/// Start lines where the search matches after folding.
+pub fn find(file: &Lines, search: &[&str]) -> Vec<usize> {
+    let search: Vec<String> = search.iter().map(|s| fold(s.trim()).into_owned()).collect();
+    find_windows(file, &search, |f, s, _| fold(f.trim()) == s)
+}
+
+/// Folds typographic characters to their ASCII look-alikes.
+pub fn fold(s: &str) -> Cow<'_, str> {
+    if s.is_ascii() {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' | '\u{00B4}' => {
+                out.push('\'')
+            }
+            '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' | '\u{00AB}'
+            | '\u{00BB}' => out.push('"'),
+            '\u{2010}' | '\u{2011}' | '\u{2012}' | '\u{2013}' | '\u{2014}' | '\u{2015}'
+            | '\u{2212}' => out.push('-'),
+            '\u{2026}' => out.push_str("..."),
+            '\u{00A0}' | '\u{2000}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => {
+                out.push(' ')
+            }
+            '\u{200B}' | '\u{FEFF}' => {}
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folds_typography() {
+        assert_eq!(
+            fold("“quoted” — it’s…\u{00A0}ok"),
+            "\"quoted\" - it's... ok"
+        );
+        let file = Lines::new("msg = \u{201C}Don\u{2019}t\u{201D}\n");
+        assert_eq!(find(&file, &["msg = \"Don't\""]), vec![0]);
+    }
+}
