@@ -407,8 +407,10 @@ impl Backend {
             ))
         })
         .await
-        .ok()
-        .flatten();
+        .unwrap_or_else(|e| {
+            tracing::warn!(uri, error = %e, "the edit engine failed on a response document");
+            None
+        });
         let Some(parsed_uri) = proto::parse_uri(uri) else {
             return;
         };

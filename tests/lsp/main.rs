@@ -237,7 +237,7 @@ async fn preview_search_replace_on_an_open_buffer() {
     client
         .change(&uri, 2, &[([1, 0], [1, 0], "第二行 line twX\n第三行\n")])
         .await;
-    client.change(&uri, 3, &[([1, 13], [1, 14], "o")]).await;
+    client.change(&uri, 3, &[([1, 11], [1, 12], "o")]).await;
     let result = client
         .command("llm-edit.preview", json!({"payload": SEARCH_REPLACE}))
         .await
@@ -271,7 +271,7 @@ async fn preview_search_replace_on_an_open_buffer() {
               }
             ],
             "textDocument": {
-              "uri": "file:///ROOT/notes/中文.txt",
+              "uri": "file:///ROOT/notes/%E4%B8%AD%E6%96%87.txt",
               "version": 3
             }
           }
@@ -303,7 +303,7 @@ async fn preview_uses_changes_without_document_changes() {
     insta::assert_json_snapshot!(client.redact(&result["edit"]), @r#"
     {
       "changes": {
-        "file:///ROOT/notes/中文.txt": [
+        "file:///ROOT/notes/%E4%B8%AD%E6%96%87.txt": [
           {
             "newText": "第2行 line 2 ✓\n",
             "range": {
@@ -537,20 +537,30 @@ async fn failed_anchors_become_diagnostics_until_an_apply_succeeds() {
 async fn response_documents_get_block_diagnostics_and_code_actions() {
     let mut client = server()
         .file("notes/中文.txt", NOTES)
+        .file("notes/plain.txt", "one\ntwo\n")
         .config(quick_config())
         .start()
         .await;
     let response = format!(
-        "{SEARCH_REPLACE}\nnotes/中文.txt\n```\n<<<<<<< SEARCH\nno such line\n=======\nx\n>>>>>>> REPLACE\n```\n"
+        "{SEARCH_REPLACE}\nnotes/plain.txt\n```\n<<<<<<< SEARCH\nno such line\n=======\nx\n>>>>>>> REPLACE\n```\n"
     );
     let uri = "untitled:response-1.md";
     client.open_uri(uri, &response).await;
     let diagnostics = client.diagnostics(uri).await;
     assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
-    // The failing block is response lines 12-19 (1-based): the path line to REPLACE.
+    // The failing block's payload lines are 14-18 (1-based, SEARCH to REPLACE).
     let range = &diagnostics[0]["range"];
-    assert_eq!(range["start"]["line"], 11, "{range}");
-    assert_eq!(range["end"]["line"], 17, "{range}");
+    assert_eq!(
+        range["start"],
+        json!({"line": 13, "character": 0}),
+        "{range}"
+    );
+    assert_eq!(
+        range["end"],
+        json!({"line": 17, "character": 15}),
+        "{range}"
+    );
+    assert_eq!(diagnostics[0]["code"], "not_found");
     let actions = client
         .request(
             "textDocument/codeAction",
@@ -568,7 +578,7 @@ async fn response_documents_get_block_diagnostics_and_code_actions() {
         titles,
         [
             "Apply all 2 LLM edits",
-            "Apply this edit (edit 2 to notes/中文.txt)",
+            "Apply this edit (edit 2 to notes/plain.txt)",
             "Copy retry prompt",
             "Dismiss LLM edit diagnostics"
         ]

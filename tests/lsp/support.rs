@@ -316,9 +316,9 @@ impl Client {
         .await
     }
 
-    /// The `file:` URI of a workspace path.
+    /// The `file:` URI of a workspace path (percent-encoded, as editors send it).
     pub fn uri(&self, path: &str) -> String {
-        format!("{}/{path}", self.root_uri)
+        format!("{}/{}", self.root_uri, percent_encode(path))
     }
 
     /// Opens a workspace file in the editor with `text` (version 1).
@@ -440,10 +440,45 @@ fn offset(text: &str, pos: &Value, encoding: &str) -> usize {
 
 fn uri_to_path(root: &Path, uri: &str) -> PathBuf {
     let root_uri = format!("file://{}", root.display());
-    root.join(
-        uri.strip_prefix(&format!("{root_uri}/"))
-            .expect("a URI under the root"),
-    )
+    let relative = uri
+        .strip_prefix(&format!("{root_uri}/"))
+        .expect("a URI under the root");
+    root.join(percent_decode(relative))
+}
+
+/// Percent-encodes a path for a URI (unreserved characters and `/` kept).
+fn percent_encode(path: &str) -> String {
+    path.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// Decodes `%XX` escapes.
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok());
+        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).unwrap()
 }
 
 fn apply_text_edits(path: &Path, edits: &[Value], encoding: &str) {
