@@ -22,11 +22,15 @@ pub const CHECK_RESPONSE: &str = "llm-edit.checkResponse";
 /// Drops the server's diagnostics (of one document, or all).
 pub const DISMISS_DIAGNOSTICS: &str = "llm-edit.dismissDiagnostics";
 
+/// The instructions (and tool schemas) that teach an LLM one format.
+pub const PROMPT_KIT: &str = "llm-edit.promptKit";
+
 /// Every command, as advertised.
-pub const ALL: [&str; 5] = [
+pub const ALL: [&str; 6] = [
     PREVIEW,
     APPLY,
     RETRY_PROMPT,
+    PROMPT_KIT,
     CHECK_RESPONSE,
     DISMISS_DIAGNOSTICS,
 ];
@@ -88,6 +92,39 @@ pub fn single_arg<T: DeserializeOwned>(command: &str, arguments: Vec<Value>) -> 
         )
     })?;
     serde_json::from_value(arg).map_err(|e| format!("bad arguments for {command}: {e}"))
+}
+
+/// Arguments of `promptKit`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PromptKitArgs {
+    /// The format's name.
+    pub format: String,
+}
+
+/// The result of `llm-edit.promptKit`.
+#[derive(Clone, Debug, Serialize)]
+pub struct PromptKitResult {
+    /// Instructions for the system prompt (markdown).
+    pub text: &'static str,
+    /// Tool schemas, for tool-call formats.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schema: Option<Value>,
+}
+
+/// The prompt kit of a format name.
+pub fn prompt_kit(args: &PromptKitArgs) -> Result<PromptKitResult, String> {
+    let format = RunArgs {
+        format: Some(args.format.clone()),
+        ..RunArgs::default()
+    }
+    .format()?
+    .ok_or("llm-edit.promptKit needs a format name, not `auto`")?;
+    let kit = crate::prompt::kit(format);
+    Ok(PromptKitResult {
+        text: kit.instructions,
+        schema: kit.tools,
+    })
 }
 
 /// One file of a result.

@@ -675,6 +675,10 @@ impl LanguageServer for Backend {
                 self.retry(commands::single_arg(name, arguments).map_err(invalid_params)?)
                     .await
             }
+            commands::PROMPT_KIT => {
+                let args = commands::single_arg(name, arguments).map_err(invalid_params)?;
+                to_json(&commands::prompt_kit(&args).map_err(invalid_params)?)
+            }
             commands::CHECK_RESPONSE => {
                 let args: UriArgs =
                     commands::single_arg(name, arguments).map_err(invalid_params)?;

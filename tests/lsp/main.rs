@@ -71,6 +71,7 @@ async fn initialize_advertises_commands_sync_and_code_actions() {
             "llm-edit.preview",
             "llm-edit.apply",
             "llm-edit.retryPrompt",
+            "llm-edit.promptKit",
             "llm-edit.checkResponse",
             "llm-edit.dismissDiagnostics"
           ]
@@ -167,6 +168,31 @@ async fn bad_params_are_invalid_params_and_the_server_stays_up() {
     assert!(prompt.starts_with("@retry_context\n"), "{prompt}");
     assert!(prompt.contains("[parse] no edit found"), "{prompt}");
     assert!(prompt.ends_with("@end retry_context\n"), "{prompt}");
+}
+
+#[tokio::test]
+async fn prompt_kit_gives_instructions_and_tool_schemas() {
+    let client = server().start().await;
+    let kit = client
+        .command("llm-edit.promptKit", json!({"format": "json"}))
+        .await
+        .unwrap();
+    assert!(!kit["text"].as_str().unwrap().is_empty());
+    assert!(
+        kit["schema"].is_array() || kit["schema"].is_object(),
+        "{kit}"
+    );
+    let kit = client
+        .command("llm-edit.promptKit", json!({"format": "search_replace"}))
+        .await
+        .unwrap();
+    assert!(kit["text"].as_str().unwrap().contains("SEARCH"));
+    assert!(kit.get("schema").is_none());
+    let error = client
+        .command("llm-edit.promptKit", json!({"format": "auto"}))
+        .await
+        .unwrap_err();
+    assert_eq!(error["code"], -32602);
 }
 
 #[tokio::test]
