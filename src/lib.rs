@@ -16,6 +16,7 @@ pub mod cli;
 pub mod context;
 pub mod engine;
 pub mod error;
+pub mod lsp;
 pub mod merge;
 pub mod model;
 pub mod parse;

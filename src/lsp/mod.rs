@@ -1,0 +1,102 @@
+//! The language server: a thin shell over [`engine::run`](crate::engine::run).
+//!
+//! ```text
+//! stdio ─▶ tower-lsp-server ─▶ server::Backend
+//!            documents (ropes, versions) ──▶ source::BufferFiles ──▶ engine
+//!            engine::Outcome ──proto──▶ WorkspaceEdit | diagnostics | results
+//! ```
+//!
+//! Only this module names protocol types, and only [`proto`] converts
+//! between them and the engine's; [`position`] is the one place that
+//! counts characters. See `docs/lsp.md` for the commands and settings.
+
+pub mod commands;
+pub mod diagnostics;
+pub mod documents;
+pub mod position;
+pub mod proto;
+pub mod retry;
+pub mod server;
+pub mod settings;
+pub mod source;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncWrite};
+use tower_lsp_server::{LspService, Server};
+
+use crate::lsp::server::Backend;
+
+/// A hook run after planning and before applying (tests use it to make a
+/// `didChange` land in between).
+pub type AfterPlanHook = Arc<dyn Fn() -> Pin<Box<dyn Future<Output = ()> + Send>> + Send + Sync>;
+
+/// Timing knobs of the server.
+#[derive(Clone)]
+pub struct ServeConfig {
+    /// How long `llm-edit.apply` waits for the client to answer
+    /// `workspace/applyEdit`.
+    pub apply_timeout: Duration,
+    /// A response document is analyzed after it stopped changing this long.
+    pub response_debounce: Duration,
+    /// A response that changed within this time is still growing: its
+    /// `truncated` errors are not reported yet.
+    pub response_quiet: Duration,
+    /// Runs between planning and applying (`None` in production).
+    pub after_plan: Option<AfterPlanHook>,
+}
+
+impl Default for ServeConfig {
+    fn default() -> ServeConfig {
+        ServeConfig {
+            apply_timeout: Duration::from_secs(10),
+            response_debounce: Duration::from_millis(250),
+            response_quiet: Duration::from_millis(1500),
+            after_plan: None,
+        }
+    }
+}
+
+/// Serves LSP on stdin/stdout until the client exits.
+pub async fn run_stdio() {
+    serve(tokio::io::stdin(), tokio::io::stdout()).await;
+}
+
+/// Serves LSP over any byte streams (tests use `tokio::io::duplex`).
+pub async fn serve<R, W>(reader: R, writer: W)
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite,
+{
+    serve_with(reader, writer, ServeConfig::default()).await;
+}
+
+/// [`serve`] with explicit timing knobs.
+pub async fn serve_with<R, W>(reader: R, writer: W, config: ServeConfig)
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite,
+{
+    let (service, socket) = LspService::new(|client| Backend::new(client, config));
+    Server::new(reader, writer, socket).serve(service).await;
+}
+
+/// Logs to stderr only (stdout carries the protocol). `level` comes from
+/// `--log-level`; without it, `LLM_EDIT_LOG` (an env-filter directive),
+/// else `warn`.
+pub fn init_tracing(level: Option<&str>) {
+    let filter = level
+        .map(str::to_owned)
+        .or_else(|| std::env::var("LLM_EDIT_LOG").ok())
+        .unwrap_or_else(|| "warn".to_owned());
+    let filter = tracing_subscriber::EnvFilter::try_new(&filter)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .try_init();
+}

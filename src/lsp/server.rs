@@ -1,0 +1,703 @@
+//! The language server: document sync, commands, diagnostics, code actions.
+//!
+//! Handlers touch shared state only synchronously (document changes are
+//! applied before the first `.await`), run the engine on the blocking pool,
+//! and stamp every plan with the versions it saw ([`SourceText::version`]);
+//! `llm-edit.apply` re-checks them right before `workspace/applyEdit`.
+//!
+//! [`SourceText::version`]: crate::workspace::SourceText::version
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::{Arc, PoisonError, RwLock};
+use std::time::Instant;
+
+use serde_json::{json, Value};
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
+use tower_lsp_server::ls_types::request::ApplyWorkspaceEdit;
+use tower_lsp_server::ls_types::{
+    ApplyWorkspaceEditParams, CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams,
+    CodeActionResponse, Command, DidChangeConfigurationParams, DidChangeTextDocumentParams,
+    DidCloseTextDocumentParams, DidOpenTextDocumentParams, DidSaveTextDocumentParams,
+    ExecuteCommandParams, InitializeParams, InitializeResult, InitializedParams, MessageType,
+    ServerInfo, Uri,
+};
+use tower_lsp_server::{Client, LanguageServer};
+
+use crate::engine::{self, Outcome};
+use crate::error::{EditError, ErrorKind};
+use crate::lsp::commands::{self, ApplyResult, PreviewResult, RetryPromptResult, RunArgs, UriArgs};
+use crate::lsp::diagnostics::{DiagnosticStore, Origin};
+use crate::lsp::documents::Documents;
+use crate::lsp::proto::{self, ClientFeatures, EditContext};
+use crate::lsp::retry::retry_prompt;
+use crate::lsp::settings::Settings;
+use crate::lsp::source::{stale_files, BufferFiles};
+use crate::lsp::ServeConfig;
+use crate::parse;
+use crate::workspace::WorkspacePath;
+
+/// What `initialize` and the configuration decided.
+#[derive(Clone, Debug, Default)]
+struct Session {
+    root: Option<PathBuf>,
+    features: ClientFeatures,
+    settings: Settings,
+}
+
+/// The last analysis of a response document.
+#[derive(Clone, Debug)]
+struct Response {
+    /// Its edits: index, payload lines, target path.
+    edits: Vec<(usize, (usize, usize), String)>,
+    /// Its failures.
+    errors: Vec<EditError>,
+}
+
+/// Shared state of the server.
+struct Inner {
+    client: Client,
+    config: ServeConfig,
+    docs: Arc<Documents>,
+    session: RwLock<Session>,
+    diagnostics: DiagnosticStore,
+    responses: dashmap::DashMap<String, Response>,
+}
+
+/// The language server (cheap to clone into spawned tasks).
+#[derive(Clone)]
+pub struct Backend {
+    inner: Arc<Inner>,
+}
+
+/// A planned run, stamped with the texts it saw.
+struct Planned {
+    payload: String,
+    outcome: Outcome,
+    files: BufferFiles,
+    session: Session,
+}
+
+fn invalid_params(message: impl Into<String>) -> Error {
+    Error::invalid_params(message.into())
+}
+
+fn request_failed(message: impl Into<String>) -> Error {
+    Error {
+        code: ErrorCode::ServerError(-32803),
+        message: message.into().into(),
+        data: None,
+    }
+}
+
+impl Backend {
+    /// A server talking to `client`.
+    pub fn new(client: Client, config: ServeConfig) -> Backend {
+        Backend {
+            inner: Arc::new(Inner {
+                client,
+                config,
+                docs: Arc::new(Documents::default()),
+                session: RwLock::new(Session::default()),
+                diagnostics: DiagnosticStore::default(),
+                responses: dashmap::DashMap::new(),
+            }),
+        }
+    }
+
+    fn session(&self) -> Session {
+        self.inner
+            .session
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Parses, resolves and plans on the blocking pool.
+    async fn plan(&self, args: &RunArgs) -> Result<Planned> {
+        let session = self.session();
+        let root = session.root.clone().ok_or_else(|| {
+            request_failed("no workspace root: open a folder (rootUri or workspaceFolders)")
+        })?;
+        let mut settings = session.settings.clone();
+        if let Some(options) = &args.options {
+            settings = settings.merged(options).map_err(invalid_params)?;
+        }
+        settings.options.format = args.format().map_err(invalid_params)?;
+        let payload = match (&args.payload, &args.uri) {
+            (Some(payload), None) => payload.clone(),
+            (None, Some(uri)) => self
+                .inner
+                .docs
+                .get(uri)
+                .map(|d| d.rope.to_string())
+                .ok_or_else(|| invalid_params(format!("document {uri} is not open")))?,
+            _ => return Err(invalid_params("give exactly one of `payload` and `uri`")),
+        };
+        let docs = self.inner.docs.clone();
+        let only = args.edits.clone();
+        let options = settings.options.clone();
+        let task_payload = payload.clone();
+        let (outcome, files) = tokio::task::spawn_blocking(move || {
+            let files = BufferFiles::new(&root, docs).map_err(|e| {
+                request_failed(format!(
+                    "cannot read the workspace root {}: {e}",
+                    root.display()
+                ))
+            })?;
+            let outcome = run_engine(&task_payload, &options, &files, only.as_deref());
+            Ok::<_, Error>((outcome, files))
+        })
+        .await
+        .map_err(|e| request_failed(format!("the edit engine failed: {e}")))??;
+        if let Some(hook) = &self.inner.config.after_plan {
+            hook().await;
+        }
+        let session = Session {
+            settings,
+            ..session
+        };
+        Ok(Planned {
+            payload,
+            outcome,
+            files,
+            session,
+        })
+    }
+
+    fn edit_context<'a>(
+        &'a self,
+        planned: &'a Planned,
+        root: &'a std::path::Path,
+    ) -> EditContext<'a> {
+        EditContext {
+            features: &planned.session.features,
+            root,
+            docs: &self.inner.docs,
+            batch: &planned.outcome.batch,
+            confirm: planned.session.settings.confirm,
+        }
+    }
+
+    /// Publishes the failures of a run on their target files.
+    async fn publish_run_diagnostics(&self, planned: &Planned) {
+        let root = planned.files.root_path();
+        let encoding = planned.session.features.encoding;
+        for (path, errors) in proto::errors_by_path(&planned.outcome.errors) {
+            let Ok(path) = WorkspacePath::new(&root, path) else {
+                continue;
+            };
+            let Some(uri) = proto::file_uri(&root, &path, &self.inner.docs) else {
+                continue;
+            };
+            let text = planned.files.loaded(&path);
+            let diags = proto::file_diagnostics(
+                &uri,
+                &errors,
+                text.as_ref().map(|t| t.text.as_str()),
+                encoding,
+            );
+            self.publish(&uri, Origin::Run, diags).await;
+        }
+    }
+
+    async fn publish(
+        &self,
+        uri: &Uri,
+        origin: Origin,
+        diags: Vec<tower_lsp_server::ls_types::Diagnostic>,
+    ) {
+        if let Some(all) = self.inner.diagnostics.set(uri.as_str(), origin, diags) {
+            self.inner
+                .client
+                .publish_diagnostics(uri.clone(), all, None)
+                .await;
+        }
+    }
+
+    async fn preview(&self, args: RunArgs) -> Result<Value> {
+        let planned = self.plan(&args).await?;
+        self.publish_run_diagnostics(&planned).await;
+        let outcome = &planned.outcome;
+        let edit = if outcome.applicable(&planned.session.settings.options)
+            && !outcome.files.is_empty()
+        {
+            let root = planned.files.root_path();
+            let edit = proto::workspace_edit(&outcome.files, &self.edit_context(&planned, &root))
+                .map_err(|e| request_failed(e.0))?;
+            serde_json::to_value(edit).unwrap_or(Value::Null)
+        } else {
+            Value::Null
+        };
+        to_json(&PreviewResult {
+            edit,
+            files: commands::file_entries(outcome),
+            errors: outcome.errors.clone(),
+        })
+    }
+
+    async fn apply(&self, args: RunArgs) -> Result<Value> {
+        let planned = self.plan(&args).await?;
+        self.publish_run_diagnostics(&planned).await;
+        let (applied, reason) = self.send_plan(&planned).await;
+        let message = match (&reason, applied) {
+            (Some(reason), _) => (MessageType::ERROR, reason.clone()),
+            (None, _) if planned.outcome.errors.is_empty() => (
+                MessageType::INFO,
+                commands::success_summary(&planned.outcome),
+            ),
+            (None, _) => (
+                MessageType::WARNING,
+                format!(
+                    "{}; {}",
+                    commands::success_summary(&planned.outcome),
+                    commands::failure_summary(&planned.outcome)
+                ),
+            ),
+        };
+        self.inner.client.show_message(message.0, message.1).await;
+        if applied {
+            self.clear_applied(&planned).await;
+        }
+        to_json(&ApplyResult {
+            applied,
+            failure_reason: reason,
+            files: commands::file_entries(&planned.outcome),
+            errors: planned.outcome.errors.clone(),
+        })
+    }
+
+    /// Sends a plan with `workspace/applyEdit` unless it failed or went
+    /// stale. Returns (applied, failure reason).
+    async fn send_plan(&self, planned: &Planned) -> (bool, Option<String>) {
+        let outcome = &planned.outcome;
+        let options = &planned.session.settings.options;
+        if !outcome.applicable(options) {
+            return (false, Some(commands::failure_summary(outcome)));
+        }
+        if outcome.files.is_empty() {
+            return (
+                false,
+                Some("the payload changes nothing; nothing was applied".into()),
+            );
+        }
+        let root = planned.files.root_path();
+        let edit = match proto::workspace_edit(&outcome.files, &self.edit_context(planned, &root)) {
+            Ok(edit) => edit,
+            Err(unsupported) => return (false, Some(unsupported.0)),
+        };
+        // No `.await` between this check and the send below.
+        let stale = stale_files(&outcome.files, &root, &self.inner.docs);
+        if !stale.is_empty() {
+            let names: Vec<String> = stale.iter().map(ToString::to_string).collect();
+            return (
+                false,
+                Some(format!(
+                    "{} changed while the edits were planned; nothing was applied, run the command again",
+                    names.join(", ")
+                )),
+            );
+        }
+        let params = ApplyWorkspaceEditParams {
+            label: Some("Apply LLM edits".into()),
+            edit,
+        };
+        let request = self.inner.client.send_request::<ApplyWorkspaceEdit>(params);
+        match tokio::time::timeout(self.inner.config.apply_timeout, request).await {
+            Ok(Ok(response)) if response.applied => (true, None),
+            Ok(Ok(response)) => (
+                false,
+                Some(format!(
+                    "the editor did not apply the edits: {}",
+                    response.failure_reason.unwrap_or_else(|| "no reason given".into())
+                )),
+            ),
+            Ok(Err(e)) => (false, Some(format!("workspace/applyEdit failed: {}", e.message))),
+            Err(_) => (
+                false,
+                Some(format!(
+                    "the editor did not answer workspace/applyEdit within {} s; the edits may or may not be applied",
+                    self.inner.config.apply_timeout.as_secs_f32()
+                )),
+            ),
+        }
+    }
+
+    /// Clears the run diagnostics of the files an apply changed.
+    async fn clear_applied(&self, planned: &Planned) {
+        let root = planned.files.root_path();
+        for change in &planned.outcome.files {
+            for path in [Some(&change.path), change.from.as_ref()]
+                .into_iter()
+                .flatten()
+            {
+                if let Some(uri) = proto::file_uri(&root, path, &self.inner.docs) {
+                    self.publish(&uri, Origin::Run, Vec::new()).await;
+                }
+            }
+        }
+    }
+
+    async fn retry(&self, args: RunArgs) -> Result<Value> {
+        let show = args.show;
+        let planned = self.plan(&args).await?;
+        let partial = planned.session.settings.options.partial;
+        let prompt = retry_prompt(&planned.payload, &planned.outcome, partial);
+        if show {
+            let text = prompt
+                .clone()
+                .unwrap_or_else(|| "Every LLM edit applies; nothing to retry.".into());
+            self.inner
+                .client
+                .show_message(MessageType::INFO, text)
+                .await;
+        }
+        to_json(&RetryPromptResult { prompt })
+    }
+
+    async fn dismiss(&self, args: UriArgs) -> Result<Value> {
+        let uris = match args.uri {
+            Some(uri) => vec![uri],
+            None => {
+                let mut all = self.inner.diagnostics.uris_with(&Origin::Run);
+                all.extend(self.inner.diagnostics.uris_with(&Origin::Response));
+                all
+            }
+        };
+        for uri in uris {
+            if self.inner.diagnostics.clear(&uri) {
+                if let Some(parsed) = proto::parse_uri(&uri) {
+                    self.inner
+                        .client
+                        .publish_diagnostics(parsed, Vec::new(), None)
+                        .await;
+                }
+            }
+        }
+        Ok(Value::Null)
+    }
+
+    /// Analyzes a response document: dry-runs its edits, publishes a
+    /// diagnostic on each failing block. `truncated` errors are held back
+    /// while the document still grows, unless `explicit`.
+    async fn check_response(&self, uri: &str, explicit: bool) {
+        let Some(doc) = self.inner.docs.get(uri) else {
+            return;
+        };
+        let session = self.session();
+        let Some(root) = session.root.clone() else {
+            return;
+        };
+        let text = doc.rope.to_string();
+        let docs = self.inner.docs.clone();
+        let options = session.settings.options.clone();
+        let task_text = text.clone();
+        let analysis = tokio::task::spawn_blocking(move || {
+            let parsed = parse::parse(&task_text, options.format);
+            if parsed.batch.edits.is_empty() {
+                return None;
+            }
+            let files = BufferFiles::new(&root, docs).ok()?;
+            Some(engine::plan_batch(
+                parsed.batch,
+                parsed.errors,
+                parsed.formats,
+                &options,
+                &files,
+            ))
+        })
+        .await
+        .unwrap_or_else(|e| {
+            tracing::warn!(uri, error = %e, "the edit engine failed on a response document");
+            None
+        });
+        let Some(parsed_uri) = proto::parse_uri(uri) else {
+            return;
+        };
+        let Some(outcome) = analysis else {
+            if self.inner.responses.remove(uri).is_some() {
+                self.publish(&parsed_uri, Origin::Response, Vec::new())
+                    .await;
+            }
+            return;
+        };
+        let growing = doc.changed_at.elapsed() < self.inner.config.response_quiet;
+        let shown: Vec<&EditError> = outcome
+            .errors
+            .iter()
+            .filter(|e| explicit || !growing || e.kind != ErrorKind::Truncated)
+            .collect();
+        let diags = proto::response_diagnostics(&shown, &text, session.features.encoding);
+        let edits = outcome
+            .batch
+            .edits
+            .iter()
+            .map(|e| {
+                (
+                    e.index,
+                    (e.source.first_line, e.source.last_line),
+                    e.path.clone(),
+                )
+            })
+            .collect();
+        self.inner.responses.insert(
+            uri.to_owned(),
+            Response {
+                edits,
+                errors: outcome.errors.clone(),
+            },
+        );
+        self.publish(&parsed_uri, Origin::Response, diags).await;
+    }
+
+    /// Checks a response after it stopped changing for the debounce time,
+    /// and once more when it has been quiet long enough to report
+    /// `truncated`.
+    fn schedule_response_check(&self, uri: String, version: i32) {
+        let this = self.clone();
+        tokio::spawn(async move {
+            let config = &this.inner.config;
+            tokio::time::sleep(config.response_debounce).await;
+            if this.inner.docs.get(&uri).map(|d| d.version) != Some(version) {
+                return;
+            }
+            this.check_response(&uri, false).await;
+            let waited = config
+                .response_quiet
+                .saturating_sub(config.response_debounce);
+            tokio::time::sleep(waited).await;
+            if this.inner.docs.get(&uri).map(|d| d.version) == Some(version) {
+                this.check_response(&uri, false).await;
+            }
+        });
+    }
+
+    fn code_actions(&self, uri: &str, first: usize, last: usize) -> Vec<CodeActionOrCommand> {
+        let mut actions = Vec::new();
+        let action = |title: String, kind: CodeActionKind, command: &str, arg: Value| {
+            CodeActionOrCommand::CodeAction(CodeAction {
+                title: title.clone(),
+                kind: Some(kind),
+                command: Some(Command::new(title, command.to_owned(), Some(vec![arg]))),
+                ..CodeAction::default()
+            })
+        };
+        if let Some(response) = self.inner.responses.get(uri) {
+            let n = response.edits.len();
+            if n > 0 {
+                actions.push(action(
+                    format!("Apply all {n} LLM edits"),
+                    CodeActionKind::SOURCE,
+                    commands::APPLY,
+                    json!({"uri": uri}),
+                ));
+            }
+            for (index, (from, to), path) in &response.edits {
+                if *from <= last && first <= *to {
+                    actions.push(action(
+                        format!("Apply this edit (edit {index} to {path})"),
+                        CodeActionKind::QUICKFIX,
+                        commands::APPLY,
+                        json!({"uri": uri, "edits": [index]}),
+                    ));
+                }
+            }
+            if !response.errors.is_empty() {
+                actions.push(action(
+                    "Copy retry prompt".into(),
+                    CodeActionKind::QUICKFIX,
+                    commands::RETRY_PROMPT,
+                    json!({"uri": uri, "show": true}),
+                ));
+            }
+        }
+        if !self.inner.diagnostics.all(uri).is_empty() {
+            actions.push(action(
+                "Dismiss LLM edit diagnostics".into(),
+                CodeActionKind::QUICKFIX,
+                commands::DISMISS_DIAGNOSTICS,
+                json!({"uri": uri}),
+            ));
+        }
+        actions
+    }
+}
+
+/// Runs the engine on a payload, or on some of its edits.
+fn run_engine(
+    payload: &str,
+    options: &engine::Options,
+    files: &BufferFiles,
+    only: Option<&[usize]>,
+) -> Outcome {
+    let Some(only) = only else {
+        return engine::run(payload, options, files);
+    };
+    let wanted: BTreeSet<usize> = only.iter().copied().collect();
+    let mut parsed = parse::parse(payload, options.format);
+    parsed.batch.edits.retain(|e| wanted.contains(&e.index));
+    parsed
+        .errors
+        .retain(|e| e.edit.is_some_and(|i| wanted.contains(&i)));
+    engine::plan_batch(parsed.batch, parsed.errors, parsed.formats, options, files)
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> Result<Value> {
+    serde_json::to_value(value)
+        .map_err(|e| request_failed(format!("cannot serialize the result: {e}")))
+}
+
+impl LanguageServer for Backend {
+    async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
+        let features = ClientFeatures::from_capabilities(&params.capabilities);
+        let root = proto::workspace_root(&params);
+        let settings = match &params.initialization_options {
+            Some(options) => Settings::default()
+                .merged(options)
+                .map_err(invalid_params)?,
+            None => Settings::default(),
+        };
+        tracing::info!(?root, encoding = features.encoding.name(), "initialize");
+        let encoding = features.encoding;
+        *self
+            .inner
+            .session
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Session {
+            root,
+            features,
+            settings,
+        };
+        Ok(InitializeResult {
+            capabilities: proto::server_capabilities(encoding, &commands::ALL),
+            server_info: Some(ServerInfo {
+                name: env!("CARGO_PKG_NAME").into(),
+                version: Some(env!("CARGO_PKG_VERSION").into()),
+            }),
+            offset_encoding: None,
+        })
+    }
+
+    async fn initialized(&self, _: InitializedParams) {
+        tracing::debug!("initialized");
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        Ok(())
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        let doc = params.text_document;
+        let uri = doc.uri.as_str().to_owned();
+        self.inner
+            .docs
+            .open(&uri, proto::uri_path(&doc.uri), doc.version, &doc.text);
+        let this = self.clone();
+        tokio::spawn(async move { this.check_response(&uri, true).await });
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        // Applied before any `.await`: later requests see this change.
+        let uri = params.text_document.uri.as_str().to_owned();
+        let version = params.text_document.version;
+        let encoding = self.session().features.encoding;
+        let changes = proto::content_changes(params.content_changes);
+        if self
+            .inner
+            .docs
+            .change(&uri, version, &changes, encoding)
+            .is_err()
+        {
+            tracing::warn!(uri, "didChange for a document that is not open");
+            return;
+        }
+        self.schedule_response_check(uri, version);
+    }
+
+    async fn did_save(&self, params: DidSaveTextDocumentParams) {
+        self.check_response(params.text_document.uri.as_str(), true)
+            .await;
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        let uri = params.text_document.uri;
+        self.inner.docs.close(uri.as_str());
+        if self.inner.responses.remove(uri.as_str()).is_some() {
+            self.publish(&uri, Origin::Response, Vec::new()).await;
+        }
+    }
+
+    async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        let merged = self.session().settings.merged(&params.settings);
+        match merged {
+            Ok(settings) => {
+                self.inner
+                    .session
+                    .write()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .settings = settings;
+            }
+            Err(e) => {
+                tracing::warn!(error = e, "bad configuration");
+                self.inner
+                    .client
+                    .show_message(
+                        MessageType::ERROR,
+                        format!("llm-edit: {e}; settings unchanged"),
+                    )
+                    .await;
+            }
+        }
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        let range = params.range;
+        let first = range.start.line as usize + 1;
+        let last = range.end.line as usize + 1;
+        let actions = self.code_actions(params.text_document.uri.as_str(), first, last);
+        Ok((!actions.is_empty()).then_some(actions))
+    }
+
+    async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<Value>> {
+        let started = Instant::now();
+        let name = params.command.as_str();
+        let arguments = params.arguments;
+        let result = match name {
+            commands::PREVIEW => {
+                self.preview(commands::single_arg(name, arguments).map_err(invalid_params)?)
+                    .await
+            }
+            commands::APPLY => {
+                self.apply(commands::single_arg(name, arguments).map_err(invalid_params)?)
+                    .await
+            }
+            commands::RETRY_PROMPT => {
+                self.retry(commands::single_arg(name, arguments).map_err(invalid_params)?)
+                    .await
+            }
+            commands::PROMPT_KIT => {
+                let args = commands::single_arg(name, arguments).map_err(invalid_params)?;
+                to_json(&commands::prompt_kit(&args).map_err(invalid_params)?)
+            }
+            commands::CHECK_RESPONSE => {
+                let args: UriArgs =
+                    commands::single_arg(name, arguments).map_err(invalid_params)?;
+                let uri = args
+                    .uri
+                    .ok_or_else(|| invalid_params("llm-edit.checkResponse needs `uri`"))?;
+                self.check_response(&uri, true).await;
+                Ok(Value::Null)
+            }
+            commands::DISMISS_DIAGNOSTICS => {
+                self.dismiss(commands::single_arg(name, arguments).map_err(invalid_params)?)
+                    .await
+            }
+            other => Err(invalid_params(format!(
+                "unknown command `{other}`; this server runs {}",
+                commands::ALL.join(", ")
+            ))),
+        };
+        tracing::debug!(command = name, elapsed = ?started.elapsed(), ok = result.is_ok(), "executeCommand");
+        result.map(Some)
+    }
+}

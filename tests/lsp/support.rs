@@ -1,0 +1,571 @@
+//! An in-process LSP client for the server's tests: Content-Length framing
+//! over `tokio::io::duplex`, a builder for capabilities and workspace
+//! files, and automatic answers to server→client requests.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use llm_edit_lsp::lsp::{serve_with, ServeConfig};
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, DuplexStream, WriteHalf};
+use tokio::sync::{oneshot, Notify};
+
+/// How the client answers `workspace/applyEdit`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ApplyAnswer {
+    /// Apply it to the files on disk and answer `applied: true`.
+    Apply,
+    /// Answer `applied: false`.
+    Refuse,
+    /// Never answer.
+    Ignore,
+}
+
+/// Builds a test server with a workspace and client capabilities.
+pub struct Builder {
+    files: Vec<(String, Vec<u8>)>,
+    encodings: Option<Vec<String>>,
+    document_changes: bool,
+    resource_operations: Vec<String>,
+    annotations: bool,
+    init_options: Option<Value>,
+    config: ServeConfig,
+    apply_answer: ApplyAnswer,
+}
+
+impl Builder {
+    /// A workspace file.
+    pub fn file(mut self, path: &str, text: &str) -> Builder {
+        self.files.push((path.into(), text.as_bytes().to_vec()));
+        self
+    }
+
+    /// `general.positionEncodings`.
+    pub fn encodings(mut self, list: &[&str]) -> Builder {
+        self.encodings = Some(list.iter().map(|s| s.to_string()).collect());
+        self
+    }
+
+    /// `workspace.workspaceEdit.documentChanges` and `resourceOperations`.
+    pub fn document_changes(mut self, on: bool, resource_operations: &[&str]) -> Builder {
+        self.document_changes = on;
+        self.resource_operations = resource_operations.iter().map(|s| s.to_string()).collect();
+        self
+    }
+
+    /// `workspace.workspaceEdit.changeAnnotationSupport`.
+    pub fn annotations(mut self, on: bool) -> Builder {
+        self.annotations = on;
+        self
+    }
+
+    /// `initializationOptions`.
+    pub fn init_options(mut self, options: Value) -> Builder {
+        self.init_options = Some(options);
+        self
+    }
+
+    /// Server timing knobs.
+    pub fn config(mut self, config: ServeConfig) -> Builder {
+        self.config = config;
+        self
+    }
+
+    /// How `workspace/applyEdit` is answered.
+    pub fn apply_answer(mut self, answer: ApplyAnswer) -> Builder {
+        self.apply_answer = answer;
+        self
+    }
+
+    fn capabilities(&self) -> Value {
+        let mut general = json!({});
+        if let Some(list) = &self.encodings {
+            general["positionEncodings"] = json!(list);
+        }
+        let mut edit = json!({"documentChanges": self.document_changes});
+        if !self.resource_operations.is_empty() {
+            edit["resourceOperations"] = json!(self.resource_operations);
+        }
+        if self.annotations {
+            edit["changeAnnotationSupport"] = json!({"groupsOnLabel": true});
+        }
+        json!({"general": general, "workspace": {"workspaceEdit": edit, "applyEdit": true}})
+    }
+
+    /// Starts the server, initializes it and returns the client.
+    pub async fn start(self) -> Client {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        for (path, bytes) in &self.files {
+            let full = root.join(path);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(full, bytes).unwrap();
+        }
+        let (client_io, server_io) = tokio::io::duplex(1 << 20);
+        let (server_read, server_write) = tokio::io::split(server_io);
+        tokio::spawn(serve_with(server_read, server_write, self.config.clone()));
+        let (client_read, client_write) = tokio::io::split(client_io);
+        let shared = Arc::new(Shared::default());
+        let writer = Arc::new(tokio::sync::Mutex::new(client_write));
+        let root_uri = format!("file://{}", root.display());
+        let answer = Arc::new(Mutex::new(self.apply_answer));
+        tokio::spawn(read_loop(
+            client_read,
+            writer.clone(),
+            shared.clone(),
+            answer.clone(),
+            root.clone(),
+        ));
+        let mut client = Client {
+            _dir: dir,
+            root,
+            root_uri,
+            writer,
+            shared,
+            next_id: AtomicI64::new(1),
+            answer,
+            init_result: Value::Null,
+            seen_notifications: 0,
+        };
+        let mut params = json!({
+            "processId": null,
+            "rootUri": client.root_uri,
+            "capabilities": self.capabilities(),
+        });
+        if let Some(options) = self.init_options {
+            params["initializationOptions"] = options;
+        }
+        client.init_result = client.request("initialize", params).await.unwrap();
+        client.notify("initialized", json!({})).await;
+        client
+    }
+}
+
+#[derive(Default)]
+struct Shared {
+    pending: Mutex<HashMap<i64, oneshot::Sender<Value>>>,
+    notifications: Mutex<Vec<Value>>,
+    applied_edits: Mutex<Vec<Value>>,
+    arrived: Notify,
+}
+
+/// A test client connected to a running server.
+pub struct Client {
+    _dir: tempfile::TempDir,
+    /// The workspace root on disk.
+    pub root: PathBuf,
+    /// Its `file:` URI.
+    pub root_uri: String,
+    writer: Arc<tokio::sync::Mutex<WriteHalf<DuplexStream>>>,
+    shared: Arc<Shared>,
+    next_id: AtomicI64,
+    answer: Arc<Mutex<ApplyAnswer>>,
+    /// The `initialize` result.
+    pub init_result: Value,
+    seen_notifications: usize,
+}
+
+/// A server with default capabilities (documentChanges, all resource
+/// operations, annotations, no position encodings offered).
+pub fn server() -> Builder {
+    Builder {
+        files: Vec::new(),
+        encodings: None,
+        document_changes: true,
+        resource_operations: vec!["create".into(), "rename".into(), "delete".into()],
+        annotations: false,
+        init_options: None,
+        config: ServeConfig::default(),
+        apply_answer: ApplyAnswer::Apply,
+    }
+}
+
+const TIMEOUT: Duration = Duration::from_secs(20);
+
+async fn write_message(writer: &tokio::sync::Mutex<WriteHalf<DuplexStream>>, message: &Value) {
+    let body = serde_json::to_string(message).unwrap();
+    let mut w = writer.lock().await;
+    w.write_all(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes())
+        .await
+        .unwrap();
+    w.flush().await.unwrap();
+}
+
+async fn read_loop(
+    read: tokio::io::ReadHalf<DuplexStream>,
+    writer: Arc<tokio::sync::Mutex<WriteHalf<DuplexStream>>>,
+    shared: Arc<Shared>,
+    answer: Arc<Mutex<ApplyAnswer>>,
+    root: PathBuf,
+) {
+    let mut reader = BufReader::new(read);
+    loop {
+        let mut length = None;
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).await.unwrap_or(0) == 0 {
+                return;
+            }
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            if let Some(n) = line.strip_prefix("Content-Length: ") {
+                length = n.parse::<usize>().ok();
+            }
+        }
+        let mut body = vec![0; length.expect("Content-Length header")];
+        reader.read_exact(&mut body).await.unwrap();
+        let message: Value = serde_json::from_slice(&body).unwrap();
+        let method = message
+            .get("method")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        match (method, message.get("id")) {
+            (Some(method), Some(id)) => {
+                let result = match method.as_str() {
+                    "workspace/applyEdit" => {
+                        shared
+                            .applied_edits
+                            .lock()
+                            .unwrap()
+                            .push(message["params"].clone());
+                        let mode = *answer.lock().unwrap();
+                        match mode {
+                            ApplyAnswer::Apply => {
+                                apply_workspace_edit(&root, &message["params"]["edit"]);
+                                Some(json!({"applied": true}))
+                            }
+                            ApplyAnswer::Refuse => {
+                                Some(json!({"applied": false, "failureReason": "user said no"}))
+                            }
+                            ApplyAnswer::Ignore => None,
+                        }
+                    }
+                    "workspace/configuration" => Some(json!([])),
+                    _ => Some(Value::Null),
+                };
+                if let Some(result) = result {
+                    let reply = json!({"jsonrpc": "2.0", "id": id, "result": result});
+                    write_message(&writer, &reply).await;
+                }
+            }
+            (Some(_), None) => {
+                shared.notifications.lock().unwrap().push(message);
+                shared.arrived.notify_waiters();
+            }
+            (None, Some(id)) => {
+                let id = id.as_i64().unwrap_or(-1);
+                if let Some(tx) = shared.pending.lock().unwrap().remove(&id) {
+                    let _ = tx.send(message);
+                }
+            }
+            (None, None) => {}
+        }
+    }
+}
+
+impl Client {
+    /// Sends a request; returns its id (await the answer with [`Client::response`]).
+    pub async fn send_request(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> (i64, oneshot::Receiver<Value>) {
+        let id = self.next_id.fetch_add(1, Ordering::SeqCst);
+        let (tx, rx) = oneshot::channel();
+        self.shared.pending.lock().unwrap().insert(id, tx);
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        write_message(&self.writer, &message).await;
+        (id, rx)
+    }
+
+    /// Awaits a response: `Ok(result)` or `Err(error object)`.
+    pub async fn response(rx: oneshot::Receiver<Value>) -> Result<Value, Value> {
+        let message = tokio::time::timeout(TIMEOUT, rx)
+            .await
+            .expect("the server answers in time")
+            .expect("the server answers");
+        match message.get("error") {
+            Some(error) => Err(error.clone()),
+            None => Ok(message["result"].clone()),
+        }
+    }
+
+    /// Sends a request and awaits its answer.
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value, Value> {
+        let (_, rx) = self.send_request(method, params).await;
+        Client::response(rx).await
+    }
+
+    /// Sends a notification.
+    pub async fn notify(&self, method: &str, params: Value) {
+        let message = json!({"jsonrpc": "2.0", "method": method, "params": params});
+        write_message(&self.writer, &message).await;
+    }
+
+    /// Runs `workspace/executeCommand` with one object argument.
+    pub async fn command(&self, command: &str, argument: Value) -> Result<Value, Value> {
+        self.request(
+            "workspace/executeCommand",
+            json!({"command": command, "arguments": [argument]}),
+        )
+        .await
+    }
+
+    /// The `file:` URI of a workspace path (percent-encoded, as editors send it).
+    pub fn uri(&self, path: &str) -> String {
+        format!("{}/{}", self.root_uri, percent_encode(path))
+    }
+
+    /// Opens a workspace file in the editor with `text` (version 1).
+    pub async fn open(&self, path: &str, text: &str) -> String {
+        let uri = self.uri(path);
+        self.open_uri(&uri, text).await;
+        uri
+    }
+
+    /// Opens any URI.
+    pub async fn open_uri(&self, uri: &str, text: &str) {
+        let item = json!({"uri": uri, "languageId": "markdown", "version": 1, "text": text});
+        self.notify("textDocument/didOpen", json!({"textDocument": item}))
+            .await;
+    }
+
+    /// Sends incremental changes: `(start, end, text)` with `[line, character]` positions.
+    pub async fn change(&self, uri: &str, version: i32, changes: &[([u32; 2], [u32; 2], &str)]) {
+        let events: Vec<Value> = changes
+            .iter()
+            .map(|(s, e, text)| {
+                json!({"range": {"start": {"line": s[0], "character": s[1]},
+                                 "end": {"line": e[0], "character": e[1]}}, "text": text})
+            })
+            .collect();
+        let params =
+            json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": events});
+        self.notify("textDocument/didChange", params).await;
+    }
+
+    /// Waits for the next notification of `method` matching `pred`
+    /// (notifications already seen by an earlier wait are skipped).
+    pub async fn notification(&mut self, method: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        let deadline = tokio::time::Instant::now() + TIMEOUT;
+        loop {
+            let arrived = self.shared.arrived.notified();
+            {
+                let all = self.shared.notifications.lock().unwrap();
+                for (i, n) in all.iter().enumerate().skip(self.seen_notifications) {
+                    if n["method"] == method && pred(&n["params"]) {
+                        self.seen_notifications = i + 1;
+                        return n["params"].clone();
+                    }
+                }
+            }
+            if tokio::time::timeout_at(deadline, arrived).await.is_err() {
+                panic!("no {method} notification arrived in time");
+            }
+        }
+    }
+
+    /// Waits for diagnostics published for `uri`.
+    pub async fn diagnostics(&mut self, uri: &str) -> Vec<Value> {
+        let uri = uri.to_owned();
+        let params = self
+            .notification("textDocument/publishDiagnostics", |p| {
+                p["uri"] == uri.as_str()
+            })
+            .await;
+        params["diagnostics"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Every `workspace/applyEdit` the server sent.
+    pub fn applied_edits(&self) -> Vec<Value> {
+        self.shared.applied_edits.lock().unwrap().clone()
+    }
+
+    /// Changes how `workspace/applyEdit` is answered.
+    pub fn set_apply_answer(&self, answer: ApplyAnswer) {
+        *self.answer.lock().unwrap() = answer;
+    }
+
+    /// A workspace file's content.
+    pub fn read(&self, path: &str) -> String {
+        std::fs::read_to_string(self.root.join(path)).unwrap()
+    }
+
+    /// `value` with the workspace root URI replaced by `file:///ROOT`.
+    pub fn redact(&self, value: &Value) -> Value {
+        let text = serde_json::to_string(value).unwrap();
+        serde_json::from_str(&text.replace(&self.root_uri, "file:///ROOT")).unwrap()
+    }
+}
+
+/// The negotiated encoding's width of a char.
+fn units(c: char, encoding: &str) -> usize {
+    match encoding {
+        "utf-8" => c.len_utf8(),
+        "utf-32" => 1,
+        _ => c.len_utf16(),
+    }
+}
+
+/// Byte offset of an LSP position in `text` (lines split at `\n`).
+fn offset(text: &str, pos: &Value, encoding: &str) -> usize {
+    let line = pos["line"].as_u64().unwrap() as usize;
+    let character = pos["character"].as_u64().unwrap() as usize;
+    let mut start = 0;
+    for _ in 0..line {
+        match text[start..].find('\n') {
+            Some(i) => start += i + 1,
+            None => return text.len(),
+        }
+    }
+    let mut units_seen = 0;
+    let mut at = start;
+    for c in text[start..].chars() {
+        if units_seen >= character || c == '\n' {
+            break;
+        }
+        units_seen += units(c, encoding);
+        at += c.len_utf8();
+    }
+    at
+}
+
+fn uri_to_path(root: &Path, uri: &str) -> PathBuf {
+    let root_uri = format!("file://{}", root.display());
+    let relative = uri
+        .strip_prefix(&format!("{root_uri}/"))
+        .expect("a URI under the root");
+    root.join(percent_decode(relative))
+}
+
+/// Percent-encodes a path for a URI (unreserved characters and `/` kept).
+fn percent_encode(path: &str) -> String {
+    path.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// Decodes `%XX` escapes.
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok());
+        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).unwrap()
+}
+
+fn apply_text_edits(path: &Path, edits: &[Value], encoding: &str) {
+    let mut text = std::fs::read_to_string(path).unwrap_or_default();
+    let mut resolved: Vec<(usize, usize, String)> = edits
+        .iter()
+        .map(|e| {
+            let start = offset(&text, &e["range"]["start"], encoding);
+            let end = offset(&text, &e["range"]["end"], encoding);
+            (start, end, e["newText"].as_str().unwrap().to_owned())
+        })
+        .collect();
+    resolved.sort_by_key(|(s, e, _)| std::cmp::Reverse((*s, *e)));
+    for (start, end, new) in resolved {
+        text.replace_range(start..end, &new);
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+/// Applies a WorkspaceEdit to the files on disk, as an editor would
+/// (positions in UTF-16 unless the edit's client negotiated otherwise:
+/// tests using other encodings check ranges, not disk results).
+pub fn apply_workspace_edit(root: &Path, edit: &Value) {
+    let encoding = "utf-16";
+    if let Some(changes) = edit["changes"].as_object() {
+        for (uri, edits) in changes {
+            apply_text_edits(&uri_to_path(root, uri), edits.as_array().unwrap(), encoding);
+        }
+    }
+    for op in edit["documentChanges"].as_array().into_iter().flatten() {
+        match op["kind"].as_str() {
+            Some("create") => {
+                let path = uri_to_path(root, op["uri"].as_str().unwrap());
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                if !path.exists() {
+                    std::fs::write(path, "").unwrap();
+                }
+            }
+            Some("delete") => {
+                std::fs::remove_file(uri_to_path(root, op["uri"].as_str().unwrap())).unwrap()
+            }
+            Some("rename") => {
+                let to = uri_to_path(root, op["newUri"].as_str().unwrap());
+                std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+                std::fs::rename(uri_to_path(root, op["oldUri"].as_str().unwrap()), to).unwrap();
+            }
+            _ => {
+                let path = uri_to_path(root, op["textDocument"]["uri"].as_str().unwrap());
+                apply_text_edits(&path, op["edits"].as_array().unwrap(), encoding);
+            }
+        }
+    }
+}
+
+impl Builder {
+    /// Starts a server whose `initialize` must fail; returns the error message.
+    pub async fn start_err(self) -> String {
+        let (client_io, server_io) = tokio::io::duplex(1 << 16);
+        let (server_read, server_write) = tokio::io::split(server_io);
+        tokio::spawn(serve_with(server_read, server_write, self.config.clone()));
+        let (read, write) = tokio::io::split(client_io);
+        let writer = tokio::sync::Mutex::new(write);
+        let params = json!({"processId": null, "capabilities": {},
+                            "initializationOptions": self.init_options});
+        write_message(
+            &writer,
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}),
+        )
+        .await;
+        let mut reader = BufReader::new(read);
+        let mut length = 0;
+        loop {
+            let mut line = String::new();
+            reader.read_line(&mut line).await.unwrap();
+            if line.trim_end().is_empty() {
+                break;
+            }
+            if let Some(n) = line.trim_end().strip_prefix("Content-Length: ") {
+                length = n.parse().unwrap();
+            }
+        }
+        let mut body = vec![0; length];
+        reader.read_exact(&mut body).await.unwrap();
+        let message: Value = serde_json::from_slice(&body).unwrap();
+        message["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    }
+}
