@@ -219,7 +219,7 @@ impl DiskFiles {
             Err(e) => return Err(LoadError::Io(e.to_string())),
         }
         let bytes = std::fs::read(&full).map_err(|e| LoadError::Io(e.to_string()))?;
-        let (text, encoding) = encoding::decode(&bytes).map_err(LoadError::Decode)?;
+        let (text, encoding) = encoding::decode_owned(bytes).map_err(LoadError::Decode)?;
         Ok(Some(SourceText::from_disk(text, encoding)))
     }
 }

@@ -48,6 +48,25 @@ impl fmt::Display for DecodeError {
 /// How many leading bytes are checked for NUL.
 const BINARY_SNIFF_BYTES: usize = 8 * 1024;
 
+/// Decodes file bytes to text, remembering the encoding. Plain UTF-8 is
+/// taken over without a copy.
+pub fn decode_owned(bytes: Vec<u8>) -> Result<(String, Encoding), DecodeError> {
+    if [&[0xEF, 0xBB, 0xBF][..], &[0xFF, 0xFE], &[0xFE, 0xFF]]
+        .iter()
+        .any(|bom| bytes.starts_with(bom))
+    {
+        return decode(&bytes);
+    }
+    if memchr::memchr(0, &bytes[..bytes.len().min(BINARY_SNIFF_BYTES)]).is_some() {
+        return Err(DecodeError::Binary);
+    }
+    String::from_utf8(bytes)
+        .map(|s| (s, Encoding::Utf8))
+        .map_err(|e| DecodeError::InvalidUtf8 {
+            offset: e.utf8_error().valid_up_to(),
+        })
+}
+
 /// Decodes file bytes to text, remembering the encoding.
 pub fn decode(bytes: &[u8]) -> Result<(String, Encoding), DecodeError> {
     if let Some(rest) = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]) {
@@ -84,13 +103,14 @@ fn utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> Result<String, DecodeError> 
         .map_err(|_| DecodeError::InvalidUtf16)
 }
 
-/// Encodes text back into the bytes of `encoding` (BOM included).
-pub fn encode(text: &str, encoding: Encoding) -> Vec<u8> {
+/// Encodes text back into the bytes of `encoding` (BOM included); plain
+/// UTF-8 is borrowed, not copied.
+pub fn encode(text: &str, encoding: Encoding) -> std::borrow::Cow<'_, [u8]> {
     match encoding {
-        Encoding::Utf8 => text.as_bytes().to_vec(),
-        Encoding::Utf8Bom => [&[0xEF, 0xBB, 0xBF][..], text.as_bytes()].concat(),
-        Encoding::Utf16Le => utf16_bytes(text, [0xFF, 0xFE], u16::to_le_bytes),
-        Encoding::Utf16Be => utf16_bytes(text, [0xFE, 0xFF], u16::to_be_bytes),
+        Encoding::Utf8 => std::borrow::Cow::Borrowed(text.as_bytes()),
+        Encoding::Utf8Bom => [&[0xEF, 0xBB, 0xBF][..], text.as_bytes()].concat().into(),
+        Encoding::Utf16Le => utf16_bytes(text, [0xFF, 0xFE], u16::to_le_bytes).into(),
+        Encoding::Utf16Be => utf16_bytes(text, [0xFE, 0xFF], u16::to_be_bytes).into(),
     }
 }
 
@@ -118,6 +138,10 @@ mod tests {
             let text = "héllo\r\nwörld 🦀\n";
             let bytes = encode(text, enc);
             assert_eq!(decode(&bytes), Ok((text.to_string(), enc)));
+            assert_eq!(
+                decode_owned(bytes.into_owned()),
+                Ok((text.to_string(), enc))
+            );
         }
     }
 
