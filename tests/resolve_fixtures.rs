@@ -91,7 +91,10 @@ fn check(fixture_text: &str) -> Result<(), String> {
         got == want || (!want.contains(" edit=") && strip_edit(got) == *want)
     };
     if got_errors.len() != wanted_errors.len()
-        || !got_errors.iter().zip(&wanted_errors).all(|(g, w)| matches_wanted(g, w))
+        || !got_errors
+            .iter()
+            .zip(&wanted_errors)
+            .all(|(g, w)| matches_wanted(g, w))
     {
         let messages: Vec<&str> = outcome.errors.iter().map(|e| e.message.as_str()).collect();
         problems.push(format!(
@@ -127,12 +130,21 @@ fn check(fixture_text: &str) -> Result<(), String> {
             _ => FileStatus::Added,
         };
         if change.status != status {
-            problems.push(format!("{}: status {:?}, want {status:?}", want.path, change.status));
+            problems.push(format!(
+                "{}: status {:?}, want {status:?}",
+                want.path, change.status
+            ));
         }
         if change.from.as_ref().map(|p| p.as_str().to_string()) != want.from {
-            problems.push(format!("{}: from {:?}, want {:?}", want.path, change.from, want.from));
+            problems.push(format!(
+                "{}: from {:?}, want {:?}",
+                want.path, change.from, want.from
+            ));
         }
-        let encoding = change.before.as_ref().map_or(Encoding::Utf8, |b| b.encoding);
+        let encoding = change
+            .before
+            .as_ref()
+            .map_or(Encoding::Utf8, |b| b.encoding);
         let got = change.after.as_ref().map(|a| encoding::encode(a, encoding));
         if got != want.bytes {
             problems.push(format!(
@@ -196,7 +208,8 @@ fn parse_fixture(text: &str) -> Result<Fixture, String> {
         match name.trim() {
             "file" => {
                 let body = fenced(&lines, &mut i)?;
-                fx.files.push((words[0].to_string(), bytes_of(&body, &words[1..])));
+                fx.files
+                    .push((words[0].to_string(), bytes_of(&body, &words[1..])));
             }
             "payload" => fx.payload = fenced(&lines, &mut i)?,
             "options" => {
@@ -240,7 +253,10 @@ fn fenced(lines: &[&str], i: &mut usize) -> Result<String, String> {
         *i += 1;
     }
     let open = lines.get(*i).ok_or("section without a fenced block")?;
-    let fence: String = open.chars().take_while(|c| *c == '`' || *c == '~').collect();
+    let fence: String = open
+        .chars()
+        .take_while(|c| *c == '`' || *c == '~')
+        .collect();
     if fence.len() < 3 {
         return Err(format!("expected a fence, got `{open}`"));
     }
