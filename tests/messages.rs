@@ -37,7 +37,11 @@ const APP: &[u8] = b"def load(path):\n    with open(path) as f:\n        return 
 fn not_found_with_near_match() {
     insta::assert_snapshot!(errors(
         &[("app.py", APP)],
-        &sr("app.py", "def load(path):\n    with open(path) as fh:\n", "x\n")
+        &sr(
+            "app.py",
+            "def load(path):\n    with open(path) as fh:\n",
+            "x\n"
+        )
     ));
 }
 
