@@ -216,7 +216,8 @@ impl<'o> Doc<'o> {
                 }
             };
             if let Some(d) = dirty {
-                let w = d.start.saturating_sub(reach)..(d.end + reach).min(self.len());
+                let w = self.char_floor(d.start.saturating_sub(reach))
+                    ..self.char_ceil((d.end + reach).min(self.len()));
                 match windows.last_mut() {
                     Some(last) if last.end >= w.start => last.end = last.end.max(w.end),
                     _ => windows.push(w),
@@ -226,15 +227,14 @@ impl<'o> Doc<'o> {
         // The end of the text is a deletion point when the original tail is gone.
         if let Some(Piece::Orig(r)) = self.pieces.last() {
             if r.end != self.original.len() {
-                let w = self.len().saturating_sub(reach)..self.len();
+                let w = self.char_floor(self.len().saturating_sub(reach))..self.len();
                 windows.push(w);
             }
         }
-        let finder = memmem::Finder::new(needle.as_bytes());
         let mut hits = Vec::new();
         for w in windows {
-            let bytes = self.slice_bytes(w.clone());
-            for pos in finder.find_iter(&bytes) {
+            let text = self.slice(w.clone());
+            for pos in find_overlapping(text.as_bytes(), needle.as_bytes()) {
                 let start = w.start + pos;
                 if !self.inside_one_orig_piece(start, needle.len()) {
                     hits.push(start);
@@ -242,6 +242,22 @@ impl<'o> Doc<'o> {
             }
         }
         hits
+    }
+
+    /// The char boundary at or before current offset `at`.
+    fn char_floor(&self, mut at: usize) -> usize {
+        while at > 0 && at < self.len() && is_continuation(self.byte_at(at)) {
+            at -= 1;
+        }
+        at
+    }
+
+    /// The char boundary at or after current offset `at`.
+    fn char_ceil(&self, mut at: usize) -> usize {
+        while at < self.len() && is_continuation(self.byte_at(at)) {
+            at += 1;
+        }
+        at
     }
 
     /// Does current `start..start + len` lie inside one original piece?
@@ -283,7 +299,7 @@ impl<'o> Doc<'o> {
         if !inserted {
             push_added(&mut out, text);
         }
-        self.pieces = out;
+        self.pieces = coalesce(out);
         self.reindex();
     }
 
@@ -335,6 +351,39 @@ impl<'o> Doc<'o> {
         }
         edits
     }
+}
+
+/// Every start of `needle` in `haystack`, overlapping occurrences included
+/// (`"}\n}"` is twice in `"}\n}\n}"`: an ambiguity, not one match).
+pub fn find_overlapping(haystack: &[u8], needle: &[u8]) -> Vec<usize> {
+    let finder = memmem::Finder::new(needle);
+    let mut hits = Vec::new();
+    let mut from = 0;
+    while let Some(pos) = haystack.get(from..).and_then(|h| finder.find(h)) {
+        hits.push(from + pos);
+        from += pos + 1;
+    }
+    hits
+}
+
+/// A UTF-8 continuation byte (not the first byte of a char).
+fn is_continuation(byte: u8) -> bool {
+    byte & 0xC0 == 0x80
+}
+
+/// Joins neighbouring pieces that continue each other, so that a piece
+/// boundary always marks a change (an exact search relies on it: a match
+/// across two contiguous original pieces would be missed).
+fn coalesce(pieces: Vec<Piece>) -> Vec<Piece> {
+    let mut out: Vec<Piece> = Vec::with_capacity(pieces.len());
+    for piece in pieces {
+        match (out.last_mut(), piece) {
+            (Some(Piece::Orig(last)), Piece::Orig(r)) if last.end == r.start => last.end = r.end,
+            (Some(Piece::Added(last)), Piece::Added(s)) => last.push_str(&s),
+            (_, piece) => out.push(piece),
+        }
+    }
+    out
 }
 
 fn push_added(out: &mut Vec<Piece>, text: &str) {

@@ -193,7 +193,8 @@ impl Locator<'_> {
         if needle.is_empty() {
             return Vec::new();
         }
-        memchr::memmem::find_iter(text.as_bytes(), needle.as_bytes())
+        super::doc::find_overlapping(text.as_bytes(), needle.as_bytes())
+            .into_iter()
             .map(|s| s..s + needle.len())
             .filter(|m| r.unit == MatchUnit::Substring || is_whole_lines_text(text, m))
             .filter(|m| m.end <= lines.text.len())

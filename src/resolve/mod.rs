@@ -258,8 +258,7 @@ impl<'o, 'c> FileResolver<'o, 'c> {
             .collect();
         if needles.len() <= 2 {
             for (index, needle) in needles {
-                let hits =
-                    memchr::memmem::find_iter(original.as_bytes(), needle.as_bytes()).collect();
+                let hits = doc::find_overlapping(original.as_bytes(), needle.as_bytes());
                 self.orig_hits.insert(index, hits);
             }
             return;
@@ -325,8 +324,19 @@ impl<'o, 'c> FileResolver<'o, 'c> {
     }
 
     /// Applies located replacements (current offsets, disjoint) to the doc.
+    /// Overlapping ones (occurrences of a `replace_all` that share text)
+    /// keep the leftmost, as `str::replace` does.
     fn apply_located(&mut self, mut located: Vec<Located>, track_shifts: bool) {
-        located.sort_by_key(|l| std::cmp::Reverse(l.range.start));
+        located.sort_by_key(|l| (l.range.start, l.range.end));
+        let mut end = 0;
+        located.retain(|l| {
+            let keep = l.range.start >= end;
+            if keep {
+                end = l.range.end;
+            }
+            keep
+        });
+        located.reverse();
         for l in located {
             if track_shifts {
                 let line = self.orig_line_of_offset(l.range.start) - 1;

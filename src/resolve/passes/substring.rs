@@ -1,14 +1,12 @@
 //! Pass 6: the search text as a raw substring, anywhere (block formats whose
 //! search is a fragment of a line). Byte offsets, not lines.
 
-use memchr::memmem;
-
 /// Start offsets of every occurrence of `needle` in `text`.
 pub fn find(text: &str, needle: &str) -> Vec<usize> {
     if needle.trim().is_empty() {
         return Vec::new();
     }
-    memmem::find_iter(text.as_bytes(), needle.as_bytes()).collect()
+    crate::resolve::doc::find_overlapping(text.as_bytes(), needle.as_bytes())
 }
 
 #[cfg(test)]

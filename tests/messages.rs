@@ -1,0 +1,167 @@
+//! Snapshots of the resolve error messages, one per kind (and per variant
+//! of a kind), so that every wording change is reviewed.
+
+mod common;
+
+use common::MemFiles;
+use llm_edit_lsp::engine::Options;
+
+/// The errors of a run, one per line: `kind edit=N lines=[..]: message`.
+#[track_caller]
+fn errors(files: &[(&str, &[u8])], payload: &str) -> String {
+    let source = files
+        .iter()
+        .fold(MemFiles::new(), |s, (path, bytes)| s.with(path, *bytes));
+    let outcome = source.run(payload, &Options::default());
+    assert!(!outcome.errors.is_empty(), "the payload did not fail");
+    outcome
+        .errors
+        .iter()
+        .map(|e| {
+            format!(
+                "{} edit={:?} lines={:?}: {}",
+                e.kind, e.edit, e.lines, e.message
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn sr(path: &str, search: &str, replace: &str) -> String {
+    format!("{path}\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n\n")
+}
+
+const APP: &[u8] = b"def load(path):\n    with open(path) as f:\n        return f.read()\n\ndef other():\n    return None\n\ndef third():\n    return None\n";
+
+#[test]
+fn not_found_with_near_match() {
+    insta::assert_snapshot!(errors(
+        &[("app.py", APP)],
+        &sr(
+            "app.py",
+            "def load(path):\n    with open(path) as fh:\n",
+            "x\n"
+        )
+    ));
+}
+
+#[test]
+fn not_found_without_near_match() {
+    insta::assert_snapshot!(errors(
+        &[("app.py", APP)],
+        &sr("app.py", "completely unrelated text here\n", "x\n")
+    ));
+}
+
+#[test]
+fn ambiguous() {
+    insta::assert_snapshot!(errors(
+        &[("app.py", APP)],
+        &sr("app.py", "    return None\n", "    return 0\n")
+    ));
+}
+
+#[test]
+fn ambiguous_substring() {
+    let payload = r#"{"name": "edit_file", "arguments": {"path": "app.py", "old_string": "return None", "new_string": "return 0"}}"#;
+    insta::assert_snapshot!(errors(&[("app.py", APP)], payload));
+}
+
+#[test]
+fn overlap() {
+    let payload = "*** Begin Patch\n*** Update File: app.py\n@@\n def load(path):\n-    with open(path) as f:\n+    with open(path) as g:\n@@\n-    with open(path) as f:\n-        return f.read()\n+    pass\n*** End Patch\n";
+    insta::assert_snapshot!(errors(&[("app.py", APP)], payload));
+}
+
+#[test]
+fn no_op() {
+    insta::assert_snapshot!(errors(
+        &[("app.py", APP)],
+        &sr("app.py", "def other():\n", "def other():\n")
+    ));
+}
+
+#[test]
+fn file_not_found() {
+    insta::assert_snapshot!(errors(&[], &sr("missing.py", "x = 1\n", "x = 2\n")));
+}
+
+#[test]
+fn file_deleted_earlier() {
+    let payload = "*** Begin Patch\n*** Delete File: app.py\n*** End Patch\n\napp.py\n<<<<<<< SEARCH\ndef other():\n=======\ndef another():\n>>>>>>> REPLACE\n";
+    insta::assert_snapshot!(errors(&[("app.py", APP)], payload));
+}
+
+#[test]
+fn file_exists() {
+    insta::assert_snapshot!(errors(&[("app.py", APP)], &sr("app.py", "", "new\n")));
+}
+
+#[test]
+fn rename_onto_existing_file() {
+    let payload = "*** Begin Patch\n*** Update File: app.py\n*** Move to: b.py\n@@\n-def other():\n+def another():\n*** End Patch\n";
+    insta::assert_snapshot!(errors(&[("app.py", APP), ("b.py", b"b\n")], payload));
+}
+
+#[test]
+fn binary_file() {
+    insta::assert_snapshot!(errors(
+        &[("blob.bin", b"PK\x03\x04\x00\x00binary")],
+        &sr("blob.bin", "PK\n", "x\n")
+    ));
+}
+
+#[test]
+fn invalid_utf8_file() {
+    insta::assert_snapshot!(errors(
+        &[("latin1.txt", b"caf\xe9\n")],
+        &sr("latin1.txt", "caf\n", "x\n")
+    ));
+}
+
+#[test]
+fn outside_root() {
+    insta::assert_snapshot!(errors(&[], &sr("../etc/passwd", "root\n", "x\n")));
+}
+
+#[test]
+fn rename_outside_root() {
+    let payload = "*** Begin Patch\n*** Update File: app.py\n*** Move to: ../elsewhere.py\n@@\n-def other():\n+def another():\n*** End Patch\n";
+    insta::assert_snapshot!(errors(&[("app.py", APP)], payload));
+}
+
+#[test]
+fn insert_past_end() {
+    let payload = r#"{"name": "str_replace_based_edit_tool", "arguments": {"command": "insert", "path": "app.py", "insert_line": 99, "new_str": "x"}}"#;
+    insta::assert_snapshot!(errors(&[("app.py", APP)], payload));
+}
+
+#[test]
+fn context_header_not_found() {
+    let payload =
+        "*** Begin Patch\n*** Update File: app.py\n@@ def nowhere():\n+    pass\n*** End Patch\n";
+    insta::assert_snapshot!(errors(&[("app.py", APP)], payload));
+}
+
+#[test]
+fn modify_file_anchors() {
+    let payload = r#"{"name": "modify_file", "arguments": {"path": "app.py", "changes": [
+        {"start": ["def nowhere():"], "content": ["x"]},
+        {"start": ["def other():"], "end": ["    return None"], "content": ["x"]},
+        {"start": ["def load(path):"], "end": ["def missing():"], "content": ["x"]}
+    ]}}"#;
+    insta::assert_snapshot!(errors(&[("app.py", APP)], payload));
+}
+
+#[test]
+fn modify_file_ambiguous_end() {
+    let payload = r#"{"name": "modify_file", "arguments": {"path": "app.py", "changes": [
+        {"start": ["def load(path):"], "end": ["    return None"], "content": ["x"]}
+    ]}}"#;
+    insta::assert_snapshot!(errors(&[("app.py", APP)], payload));
+}
+
+#[test]
+fn no_edit_in_payload() {
+    insta::assert_snapshot!(errors(&[], "Sure! Here is what I would change: nothing."));
+}
