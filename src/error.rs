@@ -125,7 +125,7 @@ pub struct EditError {
     pub ranges: Vec<LineRange>,
     /// The closest near-match, for `not_found`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub near: Option<NearMatch>,
+    pub near: Option<Box<NearMatch>>,
     /// The payload lines of the edit (or of the parse problem).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub payload_lines: Option<(usize, usize)>,

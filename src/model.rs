@@ -211,8 +211,8 @@ pub enum EditOp {
     Replace(Replace),
     /// Find a region by anchors and replace it (`modify_file`).
     Anchored(AnchoredRegion),
-    /// Insert text as lines after a 1-based line (0 = top of file),
-    /// as Anthropic's `insert` command does.
+    /// Insert `text` (newline-terminated lines) after a 1-based line
+    /// (0 = top of file), as Anthropic's `insert` command does.
     InsertLines { after_line: usize, text: String },
     /// Delete the file.
     Delete,

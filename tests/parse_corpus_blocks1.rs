@@ -4,7 +4,7 @@
 //! other case gives at least one edit, no error, and only paths that exist
 //! in its `before/` or are created.
 //!
-//! The cases live outside the crate, in `/work/shared` (or the directory
+//! The cases live outside the crate, in `../shared` beside the repository (or the directory
 //! `LLM_EDIT_SHARED` names); the test fails when they are missing.
 
 use std::fs;
@@ -61,8 +61,10 @@ const SNAPSHOTTED: [&str; 7] = [
 ];
 
 fn shared_dir() -> PathBuf {
-    let dir =
-        std::env::var_os("LLM_EDIT_SHARED").map_or_else(|| "/work/shared".into(), PathBuf::from);
+    let dir = std::env::var_os("LLM_EDIT_SHARED").map_or_else(
+        || PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared")),
+        PathBuf::from,
+    );
     assert!(
         dir.join("corpus/cases").is_dir(),
         "corpus not found under {}",

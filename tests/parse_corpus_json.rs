@@ -3,7 +3,7 @@
 //! the case expects one, otherwise at least one edit and no error.
 //!
 //! The corpus lives outside the crate: set `LLM_EDIT_CORPUS` to its `cases`
-//! directory, or keep it at `/work/shared/corpus/cases`.
+//! directory, or keep `../shared` beside the repository.
 
 use std::path::PathBuf;
 
@@ -15,7 +15,12 @@ use serde_json::Value;
 fn corpus_dir() -> PathBuf {
     let dir = std::env::var_os("LLM_EDIT_CORPUS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/work/shared/corpus/cases"));
+        .unwrap_or_else(|| {
+            PathBuf::from(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../shared/corpus/cases"
+            ))
+        });
     assert!(
         dir.is_dir(),
         "corpus not found at {}: set LLM_EDIT_CORPUS to the corpus `cases` directory",

@@ -234,7 +234,7 @@ pub fn read_block(
                          REPLACE text{}",
                         line_no(i),
                         line_no(opener),
-                        near_separator_hint(lines, opener, i, &line_no)
+                        near_separator_hint(lines, opener, i, line_no)
                     ),
                     resume_after(lines, i + 1),
                 ));

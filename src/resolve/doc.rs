@@ -76,8 +76,9 @@ impl<'o> Doc<'o> {
 
     /// Has any edit been applied?
     pub fn is_edited(&self) -> bool {
-        !matches!(self.pieces.as_slice(), [Piece::Orig(r)] if r.len() == self.original.len())
-            && !(self.pieces.is_empty() && self.original.is_empty())
+        let untouched = matches!(self.pieces.as_slice(), [Piece::Orig(r)] if r.len() == self.original.len());
+        let still_empty = self.pieces.is_empty() && self.original.is_empty();
+        !(untouched || still_empty)
     }
 
     /// Current length in bytes.

@@ -82,7 +82,7 @@ impl Messages<'_> {
             .error(ErrorKind::NotFound, edit, message)
             .with_lines(lines)
             .with_ranges(ranges);
-        e.near = near;
+        e.near = near.map(Box::new);
         e
     }
 

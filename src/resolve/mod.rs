@@ -342,17 +342,13 @@ impl<'o, 'c> FileResolver<'o, 'c> {
             EditOp::Create { content } => self.create(edit, content),
             EditOp::Write { content } => self.write(content),
             EditOp::Replace(r) => self.replace(edit, r),
-            EditOp::Anchored(_) => {
-                self.apply_group(&[edit]);
-                return;
-            }
+            EditOp::Anchored(_) => self.apply_group(&[edit]),
             EditOp::InsertLines { after_line, text } => self.insert_lines(edit, *after_line, text),
             EditOp::Delete => {
                 if self.require_present(edit) {
                     self.presence = Presence::Deleted;
                     self.applied.push(edit.index);
                 }
-                return;
             }
             EditOp::Rename { to } => self.rename(edit, to, source),
         }
@@ -474,7 +470,8 @@ impl<'o, 'c> FileResolver<'o, 'c> {
         if at == current.len() && !current.is_empty() && !current.ends_with('\n') {
             new.push_str(le);
         }
-        for line in text.split('\n') {
+        // `text` is newline-terminated lines (the model's convention).
+        for line in text.strip_suffix('\n').unwrap_or(text).split('\n') {
             new.push_str(line);
             new.push_str(le);
         }
