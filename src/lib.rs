@@ -13,14 +13,17 @@
 #![allow(clippy::result_large_err)]
 
 pub mod cli;
+pub mod context;
 pub mod engine;
 pub mod error;
 pub mod lsp;
+pub mod merge;
 pub mod model;
 pub mod parse;
 pub mod plan;
 pub mod prompt;
 pub mod report;
 pub mod resolve;
+pub mod status;
 pub mod text;
 pub mod workspace;

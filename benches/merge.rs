@@ -1,0 +1,52 @@
+//! Merge of a 100k-line file with 50 user hunks and 50 LLM hunks (issue
+//! target: < 30 ms in release).
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use llm_edit_lsp::merge::{merge, MergeOutcome};
+
+const LINES: usize = 100_000;
+const HUNKS: usize = 50;
+
+/// A code-like file: distinct lines with some repeats (blank lines, braces).
+fn base_lines() -> Vec<String> {
+    (0..LINES)
+        .map(|i| match i % 10 {
+            0 => String::new(),
+            9 => "}".to_string(),
+            _ => format!("    let value_{i} = compute({i}, \"item {}\");", i % 97),
+        })
+        .collect()
+}
+
+/// Changes `HUNKS` evenly spread regions starting at `offset` (one line
+/// replaced, one inserted), never touching the other side's regions.
+fn edited(base: &[String], offset: usize, tag: &str) -> String {
+    let stride = LINES / HUNKS;
+    let mut lines = Vec::with_capacity(base.len() + HUNKS);
+    for (i, line) in base.iter().enumerate() {
+        if i % stride == offset {
+            lines.push(format!("{line} // {tag} changed"));
+            lines.push(format!("    // {tag} added at {i}"));
+        } else {
+            lines.push(line.clone());
+        }
+    }
+    lines.join("\n") + "\n"
+}
+
+fn bench_merge(c: &mut Criterion) {
+    let base_lines = base_lines();
+    let base = base_lines.join("\n") + "\n";
+    let ours = edited(&base_lines, 3, "user");
+    let theirs = edited(&base_lines, 1003, "llm");
+    let MergeOutcome::Merged(merged) = merge(&base, &ours, &theirs) else {
+        panic!("the bench's hunks are disjoint");
+    };
+    assert_eq!(merged.edits.as_slice().len(), HUNKS);
+    c.bench_function("merge 100k lines, 50+50 hunks", |b| {
+        b.iter(|| merge(&base, &ours, &theirs))
+    });
+}
+
+criterion_group!(benches, bench_merge);
+criterion_main!(benches);
