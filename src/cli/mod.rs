@@ -10,6 +10,10 @@ pub mod write;
 
 /// Serves LSP over stdio until the client exits.
 pub fn serve(log_level: Option<&str>) -> anyhow::Result<std::process::ExitCode> {
-    let _ = log_level;
-    anyhow::bail!("the language server is not built into this binary yet")
+    crate::lsp::init_tracing(log_level);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(crate::lsp::run_stdio());
+    Ok(std::process::ExitCode::SUCCESS)
 }
