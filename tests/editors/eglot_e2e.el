@@ -99,6 +99,9 @@
 (defun e2e-execute (buffer command argument)
   "Run server COMMAND with ARGUMENT from BUFFER; return its result."
   (with-current-buffer buffer
+    ;; eglot sends didChange from an idle timer, which has not fired yet in
+    ;; a script (a user typing M-x gives it the time): flush it now.
+    (eglot--signal-textDocument/didChange)
     (eglot-execute-command (eglot--current-server-or-lose) command (vector argument))))
 
 (defun e2e-check-apply (app)

@@ -28,8 +28,10 @@ SERVER = os.environ.get("LLM_EDIT_LSP", "target/release/llm-edit-lsp")
 
 # A line with characters whose width differs in each encoding: "é" is 2
 # UTF-8 bytes and 1 UTF-16 unit, "🎉" 4 bytes and 2 units.
-BEFORE = 'LABEL = "é🎉"; WIDTH = 1\n\ndef area():\n    return WIDTH\n'
-AFTER = 'LABEL = "é🎉"; WIDTH = 2\n\ndef area():\n    return WIDTH * WIDTH\n'
+# The last line has no newline: its edit ends mid-line, at a column that
+# depends on the encoding (whole-line edits end at column 0 of the next line).
+BEFORE = 'LABEL = "é🎉"; WIDTH = 1\n\ndef area():\n    return WIDTH  # «é🎉»'
+AFTER = 'LABEL = "é🎉"; WIDTH = 2\n\ndef area():\n    return WIDTH * WIDTH  # «é🎉»'
 PAYLOAD = """src/shapes.py
 <<<<<<< SEARCH
 LABEL = "é🎉"; WIDTH = 1
@@ -38,9 +40,9 @@ LABEL = "é🎉"; WIDTH = 2
 >>>>>>> REPLACE
 src/shapes.py
 <<<<<<< SEARCH
-    return WIDTH
+    return WIDTH  # «é🎉»
 =======
-    return WIDTH * WIDTH
+    return WIDTH * WIDTH  # «é🎉»
 >>>>>>> REPLACE
 """
 CREATE_PAYLOAD = """src/fresh.py
@@ -92,7 +94,9 @@ class Session:
     ids=[c.spec for c in CLIENTS],
     config=ClientServerConfig(server_command=[SERVER, "lsp"]),
 )
-async def session(request, lsp_client: LanguageClient, tmp_path: pathlib.Path):
+async def lsp(request, lsp_client: LanguageClient, tmp_path: pathlib.Path):
+    """The client, initialized as `request.param`'s editor (pytest-lsp
+    fixtures yield the client itself: the session rides on it)."""
     expected: Expected = request.param
     applied: list[types.ApplyWorkspaceEditParams] = []
 
@@ -111,8 +115,15 @@ async def session(request, lsp_client: LanguageClient, tmp_path: pathlib.Path):
             initialization_options={"llmEdit": {"matchMode": "tolerant"}},
         )
     )
-    yield Session(lsp_client, tmp_path, expected, init, applied)
+    lsp_client.e2e_session = Session(lsp_client, tmp_path, expected, init, applied)
+    yield
     await lsp_client.shutdown_session()
+
+
+@pytest.fixture
+def session(lsp: LanguageClient) -> Session:
+    """The started server, as one editor."""
+    return lsp.e2e_session
 
 
 def units(text: str, encoding: str) -> int:
@@ -191,6 +202,11 @@ async def test_preview_edit_shape(session: Session):
     uri = session.uri("src/shapes.py")
     edits = edits_of(result["edit"], uri, session.expected)
     assert apply_text_edits(BEFORE, edits, session.expected.encoding) == AFTER
+    last_line = BEFORE.splitlines()[-1]
+    assert edits[-1]["range"]["end"] == {
+        "line": 3,
+        "character": units(last_line, session.expected.encoding),
+    }, edits[-1]
     assert session.applied_edits == [], "preview must not apply"
 
 
@@ -241,15 +257,20 @@ async def test_create_file_needs_resource_operations(session: Session):
 
 async def test_failed_anchor_diagnostic(session: Session):
     uri = session.uri("src/shapes.py")
-    payload = "src/shapes.py\n<<<<<<< SEARCH\nHEIGHT = 1\n=======\nHEIGHT = 2\n>>>>>>> REPLACE\n"
+    payload = 'src/shapes.py\n<<<<<<< SEARCH\nLABEL = "é🎉"; WIDTH = 9\n=======\nX\n>>>>>>> REPLACE\n'
     result = await session.client.workspace_execute_command_async(
         types.ExecuteCommandParams(command="llm-edit.apply", arguments=[{"payload": payload}])
     )
     assert result["applied"] is False and result["errors"], result
     # Published before the command's response.
     diagnostics = session.client.diagnostics.get(uri, [])
-    assert [d.source for d in diagnostics] == ["llm-edit"], diagnostics
+    assert [(d.source, d.code) for d in diagnostics] == [("llm-edit", "not_found")], diagnostics
+    # On the near match, line 1, to its end in the negotiated encoding.
+    first_line = BEFORE.splitlines()[0]
+    end = diagnostics[0].range.end
+    assert (end.line, end.character) == (0, units(first_line, session.expected.encoding))
 
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, *sys.argv[1:]]))
+
