@@ -111,11 +111,11 @@ mod tests {
             .with_path("a.py")
             .with_edit(1)
             .with_payload_lines(2, 7);
-        error.near = Some(NearMatch {
+        error.near = Some(Box::new(NearMatch {
             lines: LineRange::new(3, 3),
             similarity: 75,
             differs_at: Some(("old".into(), "olde".into())),
-        });
+        }));
         let outcome = Outcome {
             errors: vec![error],
             ..Outcome::default()

@@ -76,7 +76,8 @@ impl<'o> Doc<'o> {
 
     /// Has any edit been applied?
     pub fn is_edited(&self) -> bool {
-        let untouched = matches!(self.pieces.as_slice(), [Piece::Orig(r)] if r.len() == self.original.len());
+        let untouched =
+            matches!(self.pieces.as_slice(), [Piece::Orig(r)] if r.len() == self.original.len());
         let still_empty = self.pieces.is_empty() && self.original.is_empty();
         !(untouched || still_empty)
     }
