@@ -210,6 +210,39 @@ async def test_preview_edit_shape(session: Session):
     assert session.applied_edits == [], "preview must not apply"
 
 
+async def test_preview_with_confirm(session: Session):
+    """The VS Code extension's "Preview payload": `confirm` marks every change
+    `needsConfirmation`, which opens VS Code's Refactor Preview."""
+    result = await session.client.workspace_execute_command_async(
+        types.ExecuteCommandParams(
+            command="llm-edit.preview",
+            arguments=[{"payload": PAYLOAD, "options": {"confirm": True}}],
+        )
+    )
+    notes = (result["edit"] or {}).get("changeAnnotations") or {}
+    if session.expected.annotations:
+        assert notes and all(n.get("needsConfirmation") is True for n in notes.values()), notes
+    else:
+        assert not notes, result["edit"]
+
+
+async def test_configuration_change(session: Session):
+    """Settings sent with workspace/didChangeConfiguration (as the VS Code
+    extension and Helix do) apply to the next command."""
+    sloppy = (
+        "src/shapes.py\n<<<<<<< SEARCH\n"
+        "LABEL = \"é🎉\"; WIDTH = 1   \n=======\nX = 1\n>>>>>>> REPLACE\n"
+    )
+    preview = types.ExecuteCommandParams(command="llm-edit.preview", arguments=[{"payload": sloppy}])
+    result = await session.client.workspace_execute_command_async(preview)
+    assert result["errors"] == [], "tolerant matching ignores trailing whitespace"
+    session.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"llmEdit": {"matchMode": "exact"}})
+    )
+    result = await session.client.workspace_execute_command_async(preview)
+    assert [e["kind"] for e in result["errors"]] == ["not_found"], result
+
+
 async def test_apply_to_open_buffer(session: Session):
     """`llm-edit.apply` edits the open (unsaved) buffer through workspace/applyEdit."""
     uri = session.uri("src/shapes.py")
