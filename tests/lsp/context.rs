@@ -129,6 +129,7 @@ async fn statuses_go_from_unchanged_to_out_of_sync_to_conflict_and_back() {
             ("other.py".to_owned(), "M".to_owned())
         ]
     );
+    assert_eq!(status_note(&mut client, "default").await, pairs(&status));
 
     let result = client
         .command("llm-edit.apply", json!({"payload": payload}))
