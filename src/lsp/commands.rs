@@ -25,14 +25,27 @@ pub const DISMISS_DIAGNOSTICS: &str = "llm-edit.dismissDiagnostics";
 /// The instructions (and tool schemas) that teach an LLM one format.
 pub const PROMPT_KIT: &str = "llm-edit.promptKit";
 
+/// Records the files' current text as the context the LLM is shown.
+pub const CAPTURE_CONTEXT: &str = "llm-edit.captureContext";
+/// Drops a context snapshot.
+pub const RELEASE_CONTEXT: &str = "llm-edit.releaseContext";
+/// Each file's context status (`FORMATS.md` §5).
+pub const STATUS: &str = "llm-edit.status";
+/// Resolves one `~M` conflict region (the conflict code actions).
+pub const RESOLVE_CONFLICT: &str = "llm-edit.resolveConflict";
+
 /// Every command, as advertised.
-pub const ALL: [&str; 6] = [
+pub const ALL: [&str; 10] = [
     PREVIEW,
     APPLY,
     RETRY_PROMPT,
     PROMPT_KIT,
     CHECK_RESPONSE,
     DISMISS_DIAGNOSTICS,
+    CAPTURE_CONTEXT,
+    RELEASE_CONTEXT,
+    STATUS,
+    RESOLVE_CONFLICT,
 ];
 
 /// Arguments of `preview`, `apply` and `retryPrompt`.
@@ -54,6 +67,9 @@ pub struct RunArgs {
     /// Only these edits (1-based payload indices).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub edits: Option<Vec<usize>>,
+    /// The context snapshot the LLM saw (default: `default`, when captured).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
     /// `retryPrompt`: also show the prompt with `window/showMessage`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub show: bool,

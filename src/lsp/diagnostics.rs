@@ -17,6 +17,9 @@ pub enum Origin {
     Run,
     /// The analysis of this response document (its failing blocks).
     Response,
+    /// `~M` regions the user and the LLM changed differently, recomputed
+    /// against the live buffer (`lsp::context`).
+    Conflict,
 }
 
 /// Diagnostics per URI string and origin.

@@ -11,6 +11,7 @@
 //! counts characters. See `docs/lsp.md` for the commands and settings.
 
 pub mod commands;
+pub mod context;
 pub mod diagnostics;
 pub mod documents;
 pub mod position;

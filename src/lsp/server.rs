@@ -24,9 +24,11 @@ use tower_lsp_server::ls_types::{
 };
 use tower_lsp_server::{Client, LanguageServer};
 
+use crate::context::Snapshot;
 use crate::engine::{self, Outcome};
 use crate::error::{EditError, ErrorKind};
 use crate::lsp::commands::{self, ApplyResult, PreviewResult, RetryPromptResult, RunArgs, UriArgs};
+use crate::lsp::context::{ConflictRun, Contexts};
 use crate::lsp::diagnostics::{DiagnosticStore, Origin};
 use crate::lsp::documents::Documents;
 use crate::lsp::proto::{self, ClientFeatures, EditContext};
@@ -43,6 +45,8 @@ struct Session {
     root: Option<PathBuf>,
     features: ClientFeatures,
     settings: Settings,
+    /// The client supports `window/showDocument`.
+    show_document: bool,
 }
 
 /// The last analysis of a response document.
@@ -62,6 +66,7 @@ struct Inner {
     session: RwLock<Session>,
     diagnostics: DiagnosticStore,
     responses: dashmap::DashMap<String, Response>,
+    contexts: Contexts,
 }
 
 /// The language server (cheap to clone into spawned tasks).
@@ -76,13 +81,16 @@ struct Planned {
     outcome: Outcome,
     files: BufferFiles,
     session: Session,
+    /// The context snapshot the run used, and its id.
+    snapshot: Option<Arc<Snapshot>>,
+    context: String,
 }
 
-fn invalid_params(message: impl Into<String>) -> Error {
+pub(super) fn invalid_params(message: impl Into<String>) -> Error {
     Error::invalid_params(message.into())
 }
 
-fn request_failed(message: impl Into<String>) -> Error {
+pub(super) fn request_failed(message: impl Into<String>) -> Error {
     Error {
         code: ErrorCode::ServerError(-32803),
         message: message.into().into(),
@@ -101,8 +109,46 @@ impl Backend {
                 session: RwLock::new(Session::default()),
                 diagnostics: DiagnosticStore::default(),
                 responses: dashmap::DashMap::new(),
+                contexts: Contexts::default(),
             }),
         }
+    }
+
+    pub(super) fn client(&self) -> &Client {
+        &self.inner.client
+    }
+
+    pub(super) fn docs(&self) -> &Arc<Documents> {
+        &self.inner.docs
+    }
+
+    pub(super) fn contexts(&self) -> &Contexts {
+        &self.inner.contexts
+    }
+
+    pub(super) fn config(&self) -> &ServeConfig {
+        &self.inner.config
+    }
+
+    /// The workspace root, the position encoding and `showDocument`
+    /// support.
+    pub(super) fn workspace(
+        &self,
+    ) -> Result<(PathBuf, crate::lsp::position::PositionEncoding, bool)> {
+        let session = self.session();
+        let root = session.root.ok_or_else(|| {
+            request_failed("no workspace root: open a folder (rootUri or workspaceFolders)")
+        })?;
+        Ok((root, session.features.encoding, session.show_document))
+    }
+
+    pub(super) fn features(&self) -> ClientFeatures {
+        self.session().features
+    }
+
+    /// Whether `uri` was analyzed as an LLM response.
+    pub(super) fn is_response(&self, uri: &str) -> bool {
+        self.inner.responses.contains_key(uri)
     }
 
     fn session(&self) -> Session {
@@ -134,17 +180,32 @@ impl Backend {
                 .ok_or_else(|| invalid_params(format!("document {uri} is not open")))?,
             _ => return Err(invalid_params("give exactly one of `payload` and `uri`")),
         };
+        let context = args
+            .context
+            .clone()
+            .unwrap_or_else(|| crate::lsp::context::DEFAULT_ID.to_owned());
+        if let Some(uri) = &args.uri {
+            self.inner.contexts.set_response_context(uri, &context);
+        }
+        let snapshot = self
+            .inner
+            .contexts
+            .for_run(&root, args.context.as_deref())
+            .map_err(request_failed)?;
         let docs = self.inner.docs.clone();
         let only = args.edits.clone();
         let options = settings.options.clone();
         let task_payload = payload.clone();
+        let task_snapshot = snapshot.clone();
         let (outcome, files) = tokio::task::spawn_blocking(move || {
-            let files = BufferFiles::new(&root, docs).map_err(|e| {
-                request_failed(format!(
-                    "cannot read the workspace root {}: {e}",
-                    root.display()
-                ))
-            })?;
+            let files = BufferFiles::new(&root, docs)
+                .map_err(|e| {
+                    request_failed(format!(
+                        "cannot read the workspace root {}: {e}",
+                        root.display()
+                    ))
+                })?
+                .with_snapshot(task_snapshot);
             let outcome = run_engine(&task_payload, &options, &files, only.as_deref());
             Ok::<_, Error>((outcome, files))
         })
@@ -162,6 +223,8 @@ impl Backend {
             outcome,
             files,
             session,
+            snapshot,
+            context,
         })
     }
 
@@ -183,10 +246,14 @@ impl Backend {
     async fn publish_run_diagnostics(&self, planned: &Planned) {
         let root = planned.files.root_path();
         let encoding = planned.session.features.encoding;
-        for (path, errors) in proto::errors_by_path(&planned.outcome.errors) {
+        let resolvable = self.record_conflicts(planned).await;
+        for (path, mut errors) in proto::errors_by_path(&planned.outcome.errors) {
             let Ok(path) = WorkspacePath::new(&root, path) else {
                 continue;
             };
+            if resolvable.contains(&path) {
+                errors.retain(|e| e.kind != ErrorKind::Conflict);
+            }
             let Some(uri) = proto::file_uri(&root, &path, &self.inner.docs) else {
                 continue;
             };
@@ -201,7 +268,28 @@ impl Backend {
         }
     }
 
-    async fn publish(
+    /// Keeps the resolvable `~M` conflicts of a run and publishes their
+    /// diagnostics; returns their files.
+    async fn record_conflicts(&self, planned: &Planned) -> Vec<WorkspacePath> {
+        let root = planned.files.root_path();
+        let run = ConflictRun {
+            payload: &planned.payload,
+            options: &planned.session.settings.options,
+            files: &planned.files,
+            snapshot: planned.snapshot.as_deref(),
+            errors: &planned.outcome.errors,
+        };
+        let docs = &self.inner.docs;
+        let recorded = self.inner.contexts.record_conflicts(&run, |path| {
+            proto::file_uri(&root, path, docs).map(|u| u.as_str().to_owned())
+        });
+        for (uri, _) in &recorded {
+            self.refresh_conflicts(uri).await;
+        }
+        recorded.into_iter().map(|(_, path)| path).collect()
+    }
+
+    pub(super) async fn publish(
         &self,
         uri: &Uri,
         origin: Origin,
@@ -218,6 +306,12 @@ impl Backend {
     async fn preview(&self, args: RunArgs) -> Result<Value> {
         let planned = self.plan(&args).await?;
         self.publish_run_diagnostics(&planned).await;
+        if planned.snapshot.is_some() {
+            let edited =
+                crate::lsp::context::llm_edited(&planned.files.root_path(), &planned.payload);
+            self.inner.contexts.set_pending(&planned.context, edited);
+            self.schedule_refresh();
+        }
         let outcome = &planned.outcome;
         let edit = if outcome.applicable(&planned.session.settings.options)
             && !outcome.files.is_empty()
@@ -258,7 +352,9 @@ impl Backend {
         self.inner.client.show_message(message.0, message.1).await;
         if applied {
             self.clear_applied(&planned).await;
+            self.inner.contexts.clear_pending(&planned.context);
         }
+        self.schedule_refresh();
         to_json(&ApplyResult {
             applied,
             failure_reason: reason,
@@ -333,6 +429,8 @@ impl Backend {
             {
                 if let Some(uri) = proto::file_uri(&root, path, &self.inner.docs) {
                     self.publish(&uri, Origin::Run, Vec::new()).await;
+                    self.inner.contexts.forget_conflicts(uri.as_str());
+                    self.publish(&uri, Origin::Conflict, Vec::new()).await;
                 }
             }
         }
@@ -365,6 +463,7 @@ impl Backend {
             }
         };
         for uri in uris {
+            self.inner.contexts.forget_conflicts(&uri);
             if self.inner.diagnostics.clear(&uri) {
                 if let Some(parsed) = proto::parse_uri(&uri) {
                     self.inner
@@ -390,6 +489,8 @@ impl Backend {
         };
         let text = doc.rope.to_string();
         let docs = self.inner.docs.clone();
+        let context = self.inner.contexts.response_context(uri);
+        let snapshot = self.inner.contexts.snapshot(&root, &context).ok().flatten();
         let options = session.settings.options.clone();
         let task_text = text.clone();
         let analysis = tokio::task::spawn_blocking(move || {
@@ -397,7 +498,7 @@ impl Backend {
             if parsed.batch.edits.is_empty() {
                 return None;
             }
-            let files = BufferFiles::new(&root, docs).ok()?;
+            let files = BufferFiles::new(&root, docs).ok()?.with_snapshot(snapshot);
             Some(engine::plan_batch(
                 parsed.batch,
                 parsed.errors,
@@ -474,6 +575,7 @@ impl Backend {
 
     fn code_actions(&self, uri: &str, first: usize, last: usize) -> Vec<CodeActionOrCommand> {
         let mut actions = Vec::new();
+        self.push_conflict_actions(uri, first, last, &mut actions);
         let action = |title: String, kind: CodeActionKind, command: &str, arg: Value| {
             CodeActionOrCommand::CodeAction(CodeAction {
                 title: title.clone(),
@@ -542,7 +644,7 @@ fn run_engine(
     engine::plan_batch(parsed.batch, parsed.errors, parsed.formats, options, files)
 }
 
-fn to_json<T: serde::Serialize>(value: &T) -> Result<Value> {
+pub(super) fn to_json<T: serde::Serialize>(value: &T) -> Result<Value> {
     serde_json::to_value(value)
         .map_err(|e| request_failed(format!("cannot serialize the result: {e}")))
 }
@@ -557,6 +659,12 @@ impl LanguageServer for Backend {
                 .map_err(invalid_params)?,
             None => Settings::default(),
         };
+        let show_document = params
+            .capabilities
+            .window
+            .as_ref()
+            .and_then(|w| w.show_document.as_ref())
+            .is_some_and(|s| s.support);
         tracing::info!(?root, encoding = features.encoding.name(), "initialize");
         let encoding = features.encoding;
         *self
@@ -567,6 +675,7 @@ impl LanguageServer for Backend {
             root,
             features,
             settings,
+            show_document,
         };
         Ok(InitializeResult {
             capabilities: proto::server_capabilities(encoding, &commands::ALL),
@@ -612,11 +721,13 @@ impl LanguageServer for Backend {
             return;
         }
         self.schedule_response_check(uri, version);
+        self.schedule_refresh();
     }
 
     async fn did_save(&self, params: DidSaveTextDocumentParams) {
         self.check_response(params.text_document.uri.as_str(), true)
             .await;
+        self.schedule_refresh();
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
@@ -692,6 +803,10 @@ impl LanguageServer for Backend {
                 self.dismiss(commands::single_arg(name, arguments).map_err(invalid_params)?)
                     .await
             }
+            commands::CAPTURE_CONTEXT
+            | commands::RELEASE_CONTEXT
+            | commands::STATUS
+            | commands::RESOLVE_CONFLICT => self.context_command(name, arguments).await,
             other => Err(invalid_params(format!(
                 "unknown command `{other}`; this server runs {}",
                 commands::ALL.join(", ")

@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use crate::context::Snapshot;
 use crate::engine::FileChange;
 use crate::lsp::documents::Documents;
 use crate::text::encoding::Encoding;
@@ -22,6 +23,7 @@ pub struct BufferFiles {
     disk: DiskFiles,
     docs: Arc<Documents>,
     loaded: Mutex<HashMap<WorkspacePath, Option<Arc<SourceText>>>>,
+    snapshot: Option<Arc<Snapshot>>,
 }
 
 impl BufferFiles {
@@ -31,7 +33,14 @@ impl BufferFiles {
             disk: DiskFiles::new(root)?,
             docs,
             loaded: Mutex::new(HashMap::new()),
+            snapshot: None,
         })
+    }
+
+    /// The same files, with the context snapshot the LLM saw (`~M`).
+    pub fn with_snapshot(mut self, snapshot: Option<Arc<Snapshot>>) -> BufferFiles {
+        self.snapshot = snapshot;
+        self
     }
 
     /// The text the request saw for `path`, if it loaded it.
@@ -80,6 +89,10 @@ impl FileSource for BufferFiles {
         let text = self.read(path)?;
         let mut loaded = self.loaded.lock().unwrap_or_else(PoisonError::into_inner);
         Ok(loaded.entry(path.clone()).or_insert(text).clone())
+    }
+
+    fn snapshot(&self, path: &WorkspacePath) -> Option<Arc<str>> {
+        self.snapshot.as_ref()?.text(path)
     }
 }
 

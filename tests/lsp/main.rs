@@ -3,6 +3,7 @@
 //! Tests marked "engine" need the parsers and resolver of `main`; until
 //! they land, `engine::run` finds no edits and those tests fail.
 
+mod context;
 mod support;
 
 use std::sync::Arc;
@@ -73,7 +74,11 @@ async fn initialize_advertises_commands_sync_and_code_actions() {
             "llm-edit.retryPrompt",
             "llm-edit.promptKit",
             "llm-edit.checkResponse",
-            "llm-edit.dismissDiagnostics"
+            "llm-edit.dismissDiagnostics",
+            "llm-edit.captureContext",
+            "llm-edit.releaseContext",
+            "llm-edit.status",
+            "llm-edit.resolveConflict"
           ]
         },
         "positionEncoding": "utf-16",

@@ -34,6 +34,7 @@ pub struct Builder {
     init_options: Option<Value>,
     config: ServeConfig,
     apply_answer: ApplyAnswer,
+    show_document: bool,
 }
 
 impl Builder {
@@ -74,6 +75,13 @@ impl Builder {
         self
     }
 
+    /// `window.showDocument.support` (the client then opens every document
+    /// it is asked to show).
+    pub fn show_document(mut self, on: bool) -> Builder {
+        self.show_document = on;
+        self
+    }
+
     /// How `workspace/applyEdit` is answered.
     pub fn apply_answer(mut self, answer: ApplyAnswer) -> Builder {
         self.apply_answer = answer;
@@ -92,13 +100,24 @@ impl Builder {
         if self.annotations {
             edit["changeAnnotationSupport"] = json!({"groupsOnLabel": true});
         }
-        json!({"general": general, "workspace": {"workspaceEdit": edit, "applyEdit": true}})
+        json!({"general": general, "workspace": {"workspaceEdit": edit, "applyEdit": true},
+               "window": {"showDocument": {"support": self.show_document}}})
     }
 
     /// Starts the server, initializes it and returns the client.
     pub async fn start(self) -> Client {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
+        self.start_in(root, Some(dir)).await
+    }
+
+    /// Starts another server on the workspace of `other` (a restart: the
+    /// files on disk stay; open buffers do not).
+    pub async fn start_on(self, other: &Client) -> Client {
+        self.start_in(other.root.clone(), None).await
+    }
+
+    async fn start_in(self, root: PathBuf, dir: Option<tempfile::TempDir>) -> Client {
         for (path, bytes) in &self.files {
             let full = root.join(path);
             std::fs::create_dir_all(full.parent().unwrap()).unwrap();
@@ -154,7 +173,7 @@ struct Shared {
 
 /// A test client connected to a running server.
 pub struct Client {
-    _dir: tempfile::TempDir,
+    _dir: Option<tempfile::TempDir>,
     /// The workspace root on disk.
     pub root: PathBuf,
     /// Its `file:` URI.
@@ -180,6 +199,7 @@ pub fn server() -> Builder {
         init_options: None,
         config: ServeConfig::default(),
         apply_answer: ApplyAnswer::Apply,
+        show_document: false,
     }
 }
 
@@ -246,6 +266,11 @@ async fn read_loop(
                         }
                     }
                     "workspace/configuration" => Some(json!([])),
+                    "window/showDocument" => {
+                        shared.notifications.lock().unwrap().push(message.clone());
+                        shared.arrived.notify_waiters();
+                        Some(json!({"success": true}))
+                    }
                     _ => Some(Value::Null),
                 };
                 if let Some(result) = result {
