@@ -1,6 +1,8 @@
 //! Merge of a 100k-line file with 50 user hunks and 50 LLM hunks (issue
 //! target: < 30 ms in release).
 
+mod common;
+
 use criterion::{criterion_group, criterion_main, Criterion};
 use llm_edit_lsp::merge::{merge, MergeOutcome};
 
@@ -45,6 +47,9 @@ fn bench_merge(c: &mut Criterion) {
     assert_eq!(merged.edits.as_slice().len(), HUNKS);
     c.bench_function("merge 100k lines, 50+50 hunks", |b| {
         b.iter(|| merge(&base, &ours, &theirs))
+    });
+    c.bench_function("merge 100k lines, 50+50 hunks (cpu time)", |b| {
+        b.iter_custom(|iters| common::cpu_time(iters, || merge(&base, &ours, &theirs)))
     });
 }
 

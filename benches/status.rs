@@ -4,6 +4,8 @@
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
+mod common;
+
 use criterion::{criterion_group, criterion_main, Criterion};
 use llm_edit_lsp::context::{Snapshot, SnapshotEntry};
 use llm_edit_lsp::status::{statuses, FileContextStatus};
@@ -34,13 +36,18 @@ fn bench_status(c: &mut Criterion) {
     let bytes: usize = buffers.values().map(String::len).sum();
     let all = statuses(&snapshot, &edited, |p| buffers.get(p));
     assert!(all.iter().all(|(_, s)| *s == FileContextStatus::Unchanged));
-    c.bench_function(
-        &format!(
-            "status of {FILES} unchanged files ({} MB)",
-            bytes / 1_000_000
-        ),
-        |b| b.iter(|| statuses(&snapshot, &edited, |p| buffers.get(p))),
+    let name = format!(
+        "status of {FILES} unchanged files ({} MB)",
+        bytes / 1_000_000
     );
+    c.bench_function(&name, |b| {
+        b.iter(|| statuses(&snapshot, &edited, |p| buffers.get(p)))
+    });
+    c.bench_function(&format!("{name} (cpu time)"), |b| {
+        b.iter_custom(|iters| {
+            common::cpu_time(iters, || statuses(&snapshot, &edited, |p| buffers.get(p)))
+        })
+    });
 }
 
 criterion_group!(benches, bench_status);

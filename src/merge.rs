@@ -289,7 +289,7 @@ impl Hasher for PrecomputedHasher {
 /// compare integers: equal ids, equal lines.
 struct Interner<'t> {
     /// Each distinct line's id, and the last base line holding it.
-    ids: HashMap<LineKey<'t>, (u32, Option<usize>), BuildHasherDefault<PrecomputedHasher>>,
+    ids: HashMap<LineKey<'t>, (u32, u32), BuildHasherDefault<PrecomputedHasher>>,
 }
 
 impl<'t> Interner<'t> {
@@ -302,12 +302,15 @@ impl<'t> Interner<'t> {
     /// The line's id, and the last base line holding it. `base_line`
     /// records the line's position when it is a line of base.
     fn id(&mut self, key: LineKey<'t>, base_line: Option<usize>) -> (u32, Option<usize>) {
+        // Texts have fewer than 2^32 lines; `u32::MAX` stands for none.
+        let packed = base_line.map_or(u32::MAX, |line| line as u32);
         let next = self.ids.len() as u32;
-        let entry = self.ids.entry(key).or_insert((next, base_line));
+        let entry = self.ids.entry(key).or_insert((next, packed));
         if base_line.is_some() {
-            entry.1 = base_line;
+            entry.1 = packed;
         }
-        *entry
+        let line = (entry.1 != u32::MAX).then_some(entry.1 as usize);
+        (entry.0, line)
     }
 }
 
