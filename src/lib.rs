@@ -9,9 +9,6 @@
 //!
 //! See `docs/architecture.md` for the map and the invariants.
 
-// Errors are cold values carried out of the hot path; boxing them buys nothing.
-#![allow(clippy::result_large_err)]
-
 pub mod cli;
 pub mod context;
 pub mod engine;

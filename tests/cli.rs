@@ -45,12 +45,11 @@ impl Workspace {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(payload.as_bytes())
-            .unwrap();
+        // A usage error exits before reading stdin: a broken pipe is fine.
+        let written = child.stdin.take().unwrap().write_all(payload.as_bytes());
+        if let Err(e) = written {
+            assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
+        }
         child.wait_with_output().unwrap()
     }
 

@@ -145,7 +145,10 @@ fn check(fixture_text: &str) -> Result<(), String> {
             .before
             .as_ref()
             .map_or(Encoding::Utf8, |b| b.encoding);
-        let got = change.after.as_ref().map(|a| encoding::encode(a, encoding));
+        let got = change
+            .after
+            .as_ref()
+            .map(|a| encoding::encode(a, encoding).into_owned());
         if got != want.bytes {
             problems.push(format!(
                 "{}: content differs\n--- want\n{}\n--- got\n{}",
