@@ -108,7 +108,7 @@ impl<'a> Arbitrary<'a> for PipelineInput {
         for b in &mut option_bytes {
             *b = u.arbitrary().unwrap_or(0);
         }
-        let rest = String::from_utf8_lossy(u.take_rest()).into_owned();
+        let rest = String::from_utf8_lossy(u.bytes(u.len())?).into_owned();
         let mut parts = rest.split('\0').map(str::to_string);
         let payload = parts.next().unwrap_or_default();
         let mut files = Vec::new();

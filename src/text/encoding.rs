@@ -4,6 +4,7 @@
 //! written back in the same encoding (`FORMATS.md` §4). Anything else with
 //! a NUL byte in its first 8 KiB is binary; invalid UTF-8 is refused.
 
+use std::borrow::Cow;
 use std::fmt;
 
 /// How a file's bytes encode its text.
@@ -85,12 +86,13 @@ fn utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> Result<String, DecodeError> 
 }
 
 /// Encodes text back into the bytes of `encoding` (BOM included).
-pub fn encode(text: &str, encoding: Encoding) -> Vec<u8> {
+/// UTF-8 without BOM borrows the text: no copy of a large file.
+pub fn encode(text: &str, encoding: Encoding) -> Cow<'_, [u8]> {
     match encoding {
-        Encoding::Utf8 => text.as_bytes().to_vec(),
-        Encoding::Utf8Bom => [&[0xEF, 0xBB, 0xBF][..], text.as_bytes()].concat(),
-        Encoding::Utf16Le => utf16_bytes(text, [0xFF, 0xFE], u16::to_le_bytes),
-        Encoding::Utf16Be => utf16_bytes(text, [0xFE, 0xFF], u16::to_be_bytes),
+        Encoding::Utf8 => Cow::Borrowed(text.as_bytes()),
+        Encoding::Utf8Bom => Cow::Owned([&[0xEF, 0xBB, 0xBF][..], text.as_bytes()].concat()),
+        Encoding::Utf16Le => Cow::Owned(utf16_bytes(text, [0xFF, 0xFE], u16::to_le_bytes)),
+        Encoding::Utf16Be => Cow::Owned(utf16_bytes(text, [0xFE, 0xFF], u16::to_be_bytes)),
     }
 }
 
