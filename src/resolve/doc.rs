@@ -223,6 +223,8 @@ impl<'o> Doc<'o> {
         let finder = memmem::Finder::new(needle.as_bytes());
         let mut hits = Vec::new();
         for w in windows {
+            // The reach is in bytes: widen the window to whole UTF-8 chars.
+            let w = self.widen_to_chars(w);
             let text = self.slice(w.clone());
             for pos in finder.find_iter(text.as_bytes()) {
                 let start = w.start + pos;
@@ -232,6 +234,19 @@ impl<'o> Doc<'o> {
             }
         }
         hits
+    }
+
+    /// `range` grown to the nearest char boundaries of the current text.
+    fn widen_to_chars(&self, range: Range<usize>) -> Range<usize> {
+        let inside_char = |at: usize| at < self.len() && (self.byte_at(at) & 0xC0) == 0x80;
+        let (mut start, mut end) = (range.start, range.end);
+        while start > 0 && inside_char(start) {
+            start -= 1;
+        }
+        while inside_char(end) {
+            end += 1;
+        }
+        start..end
     }
 
     /// Does current `start..start + len` lie inside one original piece?
