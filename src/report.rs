@@ -69,12 +69,20 @@ pub fn unified_diff(change: &FileChange) -> String {
     } else {
         format!("b/{}", change.path)
     };
+    // Diff only the lines between the common head and tail (plus context):
+    // a one-line change in a 10 MB file must not tokenize the whole file.
+    let (skip, before, after) = changed_window(before, after, DIFF_CONTEXT);
     let diff = similar::TextDiff::from_lines(before, after);
     let body = diff
         .unified_diff()
-        .context_radius(3)
+        .context_radius(DIFF_CONTEXT)
         .header(&old_name, &new_name)
         .to_string();
+    let body = if skip == 0 {
+        body
+    } else {
+        shift_hunk_headers(&body, skip)
+    };
     if body.is_empty() && change.from.is_some() {
         return format!(
             "rename {} → {}\n",
@@ -83,6 +91,83 @@ pub fn unified_diff(change: &FileChange) -> String {
         );
     }
     body
+}
+
+/// Lines of context around each change in diffs.
+const DIFF_CONTEXT: usize = 3;
+
+/// Cuts the common leading and trailing lines of `before` and `after`,
+/// keeping `context` of them on each side: the number of leading lines
+/// cut, and the two windows.
+fn changed_window<'t>(
+    before: &'t str,
+    after: &'t str,
+    context: usize,
+) -> (usize, &'t str, &'t str) {
+    let mut starts = Vec::new(); // byte offsets of the common leading lines
+    let mut at = 0;
+    for (a, b) in before
+        .split_inclusive('\n')
+        .zip(after.split_inclusive('\n'))
+    {
+        if a != b || !a.ends_with('\n') {
+            break;
+        }
+        starts.push(at);
+        at += a.len();
+    }
+    let skip = starts.len().saturating_sub(context);
+    let head = starts.get(skip).copied().unwrap_or(at);
+    let (before, after) = (&before[head..], &after[head..]);
+    if !(before.ends_with('\n') && after.ends_with('\n')) {
+        return (skip, before, after);
+    }
+    // Common trailing lines, last first; all but the `context` nearest the
+    // change (the last ones listed) are cut.
+    let tail_lines: Vec<usize> = before
+        .rsplit_terminator('\n')
+        .zip(after.rsplit_terminator('\n'))
+        .take_while(|(a, b)| a == b)
+        .map(|(a, _)| a.len() + 1)
+        .collect();
+    let cut: usize = tail_lines[..tail_lines.len().saturating_sub(context)]
+        .iter()
+        .sum();
+    let cut = cut.min(before.len()).min(after.len());
+    (
+        skip,
+        &before[..before.len() - cut],
+        &after[..after.len() - cut],
+    )
+}
+
+/// Adds `skip` to the line numbers of every `@@ -a,b +c,d @@` header.
+fn shift_hunk_headers(diff: &str, skip: usize) -> String {
+    let mut out = String::with_capacity(diff.len() + 64);
+    for line in diff.split_inclusive('\n') {
+        match shifted_header(line, skip) {
+            Some(header) => out.push_str(&header),
+            None => out.push_str(line),
+        }
+    }
+    out
+}
+
+fn shifted_header(line: &str, skip: usize) -> Option<String> {
+    let rest = line.strip_prefix("@@ -")?;
+    let (old, rest) = rest.split_once(" +")?;
+    let (new, rest) = rest.split_once(" @@")?;
+    let shift = |range: &str| -> Option<String> {
+        let (start, len) = match range.split_once(',') {
+            Some((s, l)) => (s.parse::<usize>().ok()?, Some(l)),
+            None => (range.parse::<usize>().ok()?, None),
+        };
+        Some(match len {
+            Some(l) => format!("{},{l}", start + skip),
+            None => (start + skip).to_string(),
+        })
+    };
+    Some(format!("@@ -{} +{} @@{rest}", shift(old)?, shift(new)?))
 }
 
 /// Colors a unified diff for a terminal.
@@ -140,4 +225,48 @@ pub fn summary(outcome: &Outcome) -> String {
         out.push_str(&format!("FAIL  {}: {}\n", e.kind, e.message));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The diff of the whole texts, as `similar` renders it.
+    fn full_diff(before: &str, after: &str) -> String {
+        similar::TextDiff::from_lines(before, after)
+            .unified_diff()
+            .context_radius(DIFF_CONTEXT)
+            .header("a", "b")
+            .to_string()
+    }
+
+    /// The windowed diff, rendered the same way.
+    fn windowed_diff(before: &str, after: &str) -> String {
+        let (skip, b, a) = changed_window(before, after, DIFF_CONTEXT);
+        shift_hunk_headers(&full_diff(b, a), skip)
+    }
+
+    #[test]
+    fn windowed_diff_matches_the_whole_diff() {
+        let lines: String = (0..40).map(|i| format!("line {i}\n")).collect();
+        let cases = [
+            (lines.clone(), lines.replace("line 20\n", "LINE 20\n")),
+            (lines.clone(), lines.replace("line 0\n", "")),
+            (lines.clone(), lines.replace("line 39\n", "line 39")),
+            (lines.clone(), format!("{lines}tail\n")),
+            (
+                lines.clone(),
+                lines.replace("line 5\n", "five\n").replace("line 30\n", ""),
+            ),
+            (
+                lines.replace('\n', "\r\n"),
+                lines.replace('\n', "\r\n").replace("line 9", "9"),
+            ),
+            ("a\n".repeat(12), "a\n".repeat(13)),
+            (String::new(), "new\n".to_string()),
+        ];
+        for (before, after) in cases {
+            assert_eq!(windowed_diff(&before, &after), full_diff(&before, &after));
+        }
+    }
 }

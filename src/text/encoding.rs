@@ -4,6 +4,7 @@
 //! written back in the same encoding (`FORMATS.md` §4). Anything else with
 //! a NUL byte in its first 8 KiB is binary; invalid UTF-8 is refused.
 
+use std::borrow::Cow;
 use std::fmt;
 
 /// How a file's bytes encode its text.
@@ -103,14 +104,14 @@ fn utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> Result<String, DecodeError> 
         .map_err(|_| DecodeError::InvalidUtf16)
 }
 
-/// Encodes text back into the bytes of `encoding` (BOM included); plain
-/// UTF-8 is borrowed, not copied.
-pub fn encode(text: &str, encoding: Encoding) -> std::borrow::Cow<'_, [u8]> {
+/// Encodes text back into the bytes of `encoding` (BOM included).
+/// UTF-8 without BOM borrows the text: no copy of a large file.
+pub fn encode(text: &str, encoding: Encoding) -> Cow<'_, [u8]> {
     match encoding {
-        Encoding::Utf8 => std::borrow::Cow::Borrowed(text.as_bytes()),
-        Encoding::Utf8Bom => [&[0xEF, 0xBB, 0xBF][..], text.as_bytes()].concat().into(),
-        Encoding::Utf16Le => utf16_bytes(text, [0xFF, 0xFE], u16::to_le_bytes).into(),
-        Encoding::Utf16Be => utf16_bytes(text, [0xFE, 0xFF], u16::to_be_bytes).into(),
+        Encoding::Utf8 => Cow::Borrowed(text.as_bytes()),
+        Encoding::Utf8Bom => Cow::Owned([&[0xEF, 0xBB, 0xBF][..], text.as_bytes()].concat()),
+        Encoding::Utf16Le => Cow::Owned(utf16_bytes(text, [0xFF, 0xFE], u16::to_le_bytes)),
+        Encoding::Utf16Be => Cow::Owned(utf16_bytes(text, [0xFE, 0xFF], u16::to_be_bytes)),
     }
 }
 

@@ -1,0 +1,242 @@
+//! Engine benchmarks, in process: the performance targets of the issue and
+//! the shared workloads W1-W5 (`../shared/bench`), parse + resolve + plan
+//! against files held in memory (no disk reads or writes in the loop).
+//!
+//! The workloads are generated once by `../shared/bench/workloads.py` into
+//! `$CARGO_TARGET_DIR/bench-data` (or `target/bench-data`); set
+//! `BENCH_DATA=DIR` to use workloads generated elsewhere. Without them the
+//! benchmarks are skipped with a message. `scripts/bench` runs everything
+//! and prints the table of `docs/benchmarks.md`.
+//!
+//! Targets (`targets/*`):
+//! - a: one exact 5-line SEARCH in a 10 MB, 250k-line file (W1), < 5 ms;
+//! - b: 200 sequential `edit_file` edits on that file (W2's edits as one
+//!   JSON tool call), resolve + plan of the parsed batch, < 100 ms;
+//! - c: a 20-line fuzzy SEARCH (threshold 0.9, no hint) in a 10k-line file
+//!   (W3), < 50 ms;
+//! - d: parsing a 5 MB response with 2,000 blocks (W5's payload), < 50 ms.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use llm_edit_lsp::engine::{self, Options};
+use llm_edit_lsp::model::{EditOp, MatchUnit};
+use llm_edit_lsp::parse;
+use llm_edit_lsp::text::encoding::Encoding;
+use llm_edit_lsp::workspace::{FileSource, LoadError, SourceText, WorkspacePath};
+use serde_json::json;
+
+/// The workload folders `workloads.py` writes.
+const WORKLOADS: [&str; 6] = [
+    "W1-exact-10mb",
+    "W2-200-edits-10mb",
+    "W3-fuzzy-10k",
+    "W3h-fuzzy-10k-hint",
+    "W4-many-small",
+    "W5-big-response",
+];
+
+/// Files held in memory, keyed by workspace path.
+struct MemoryFiles {
+    root: PathBuf,
+    files: BTreeMap<WorkspacePath, Arc<SourceText>>,
+}
+
+impl FileSource for MemoryFiles {
+    fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn load(&self, path: &WorkspacePath) -> Result<Option<Arc<SourceText>>, LoadError> {
+        Ok(self.files.get(path).cloned())
+    }
+}
+
+/// One workload: its payload and its `before/` files in memory.
+struct Workload {
+    payload: String,
+    files: MemoryFiles,
+}
+
+impl Workload {
+    /// Loads `DIR/payload.md` and every file under `DIR/before/`.
+    fn load(dir: &Path) -> Workload {
+        let root = PathBuf::from("/bench");
+        let mut files = BTreeMap::new();
+        let before = dir.join("before");
+        for file in files_under(&before) {
+            let relative = file.strip_prefix(&before).expect("under before/");
+            let path = WorkspacePath::new(&root, &relative.to_string_lossy()).expect("a path");
+            let text = std::fs::read_to_string(&file).expect("a UTF-8 file");
+            files.insert(path, Arc::new(SourceText::from_disk(text, Encoding::Utf8)));
+        }
+        let payload = std::fs::read_to_string(dir.join("payload.md")).expect("payload.md");
+        Workload {
+            payload,
+            files: MemoryFiles { root, files },
+        }
+    }
+}
+
+/// Every file under `dir`, recursively.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).expect("a readable folder") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The folder holding the workloads, generating them when missing.
+fn bench_data() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("BENCH_DATA") {
+        return Some(PathBuf::from(dir));
+    }
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| manifest.join("target"));
+    let dir = target.join("bench-data");
+    if WORKLOADS
+        .iter()
+        .all(|w| dir.join(w).join("payload.md").is_file())
+    {
+        return Some(dir);
+    }
+    let script = manifest.join("../shared/bench/workloads.py");
+    if !script.is_file() {
+        eprintln!(
+            "benches/engine: no {} and no BENCH_DATA: skipped",
+            script.display()
+        );
+        return None;
+    }
+    let status = Command::new("python3").arg(&script).arg(&dir).status();
+    match status {
+        Ok(s) if s.success() => Some(dir),
+        other => {
+            eprintln!("benches/engine: workloads.py failed ({other:?}): skipped");
+            None
+        }
+    }
+}
+
+/// The options a workload needs (W3 and W3h carry typos: fuzzy 0.9).
+fn options_for(name: &str) -> Options {
+    Options {
+        fuzzy: name.starts_with("W3").then_some(0.9),
+        ..Options::default()
+    }
+}
+
+/// W2's 200 edits as one `edit_file` tool call with an `edits` array.
+fn edit_file_payload(w2: &Workload) -> String {
+    let parsed = parse::parse(&w2.payload, None);
+    let edits: Vec<_> = parsed
+        .batch
+        .edits
+        .iter()
+        .map(|e| match &e.op {
+            EditOp::Replace(r) if r.unit == MatchUnit::Lines => {
+                json!({"path": e.path, "old_string": r.search, "new_string": r.replace})
+            }
+            other => panic!("W2 holds only line replaces, not {}", other.name()),
+        })
+        .collect();
+    json!({"type": "tool_use", "id": "bench", "name": "edit_file", "input": {"edits": edits}})
+        .to_string()
+}
+
+/// Runs the engine and checks that it succeeded.
+fn run_ok(payload: &str, options: &Options, files: &MemoryFiles) -> engine::Outcome {
+    let outcome = engine::run(payload, options, files);
+    assert!(outcome.errors.is_empty(), "errors: {:?}", outcome.errors);
+    outcome
+}
+
+fn targets(c: &mut Criterion, data: &Path) {
+    let w1 = Workload::load(&data.join("W1-exact-10mb"));
+    let w2 = Workload::load(&data.join("W2-200-edits-10mb"));
+    let w3 = Workload::load(&data.join("W3-fuzzy-10k"));
+    let w5 = Workload::load(&data.join("W5-big-response"));
+    let mut group = c.benchmark_group("targets");
+    group.sample_size(20);
+
+    group.bench_function("a_exact_search_10mb", |b| {
+        b.iter(|| run_ok(&w1.payload, &Options::default(), &w1.files))
+    });
+
+    let json_payload = edit_file_payload(&w2);
+    let parsed = parse::parse(&json_payload, None);
+    assert!(parsed.errors.is_empty() && parsed.batch.edits.len() == 200);
+    group.bench_function("b_edit_file_200_resolve_plan", |b| {
+        b.iter_batched(
+            || parsed.batch.clone(),
+            |batch| {
+                let outcome = engine::plan_batch(
+                    batch,
+                    Vec::new(),
+                    parsed.formats.clone(),
+                    &Options::default(),
+                    &w2.files,
+                );
+                assert!(outcome.errors.is_empty(), "errors: {:?}", outcome.errors);
+                outcome
+            },
+            BatchSize::LargeInput,
+        )
+    });
+
+    group.bench_function("c_fuzzy_20_lines_10k", |b| {
+        b.iter(|| run_ok(&w3.payload, &options_for("W3"), &w3.files))
+    });
+
+    group.bench_function("d_parse_5mb_2000_blocks", |b| {
+        b.iter(|| {
+            let parsed = parse::parse(&w5.payload, None);
+            assert_eq!(parsed.batch.edits.len(), 2000);
+            parsed
+        })
+    });
+    group.finish();
+}
+
+fn workloads(c: &mut Criterion, data: &Path) {
+    let mut group = c.benchmark_group("workloads");
+    group.sample_size(10);
+    for name in WORKLOADS {
+        let w = Workload::load(&data.join(name));
+        let options = options_for(name);
+        let id = name.split('-').next().unwrap_or(name);
+        group.bench_function(id, |b| b.iter(|| run_ok(&w.payload, &options, &w.files)));
+    }
+    group.finish();
+}
+
+fn engine_benches(c: &mut Criterion) {
+    let Some(data) = bench_data() else { return };
+    targets(c, &data);
+    workloads(c, &data);
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4));
+    targets = engine_benches
+}
+criterion_main!(benches);
