@@ -11,7 +11,9 @@ pub mod write;
 /// Serves LSP over stdio until the client exits.
 pub fn serve(log_level: Option<&str>) -> anyhow::Result<std::process::ExitCode> {
     crate::lsp::init_tracing(log_level);
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
     runtime.block_on(crate::lsp::run_stdio());
     Ok(std::process::ExitCode::SUCCESS)
 }

@@ -118,7 +118,9 @@ impl<'o> Doc<'o> {
             let lo = range.start.max(piece_start) - piece_start;
             let hi = range.end.min(self.starts[i + 1]) - piece_start;
             match &self.pieces[i] {
-                Piece::Orig(r) => out.extend_from_slice(&self.original.as_bytes()[r.start + lo..r.start + hi]),
+                Piece::Orig(r) => {
+                    out.extend_from_slice(&self.original.as_bytes()[r.start + lo..r.start + hi])
+                }
                 Piece::Added(s) => out.extend_from_slice(&s.as_bytes()[lo..hi]),
             }
             i += 1;

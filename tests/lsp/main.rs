@@ -3,6 +3,7 @@
 //! Tests marked "engine" need the parsers and resolver of `main`; until
 //! they land, `engine::run` finds no edits and those tests fail.
 
+mod corpus;
 mod support;
 
 use std::sync::Arc;
