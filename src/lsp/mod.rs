@@ -13,6 +13,7 @@
 pub mod commands;
 pub mod diagnostics;
 pub mod documents;
+pub mod lens;
 pub mod position;
 pub mod proto;
 pub mod retry;

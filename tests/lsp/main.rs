@@ -4,6 +4,7 @@
 //! they land, `engine::run` finds no edits and those tests fail.
 
 mod corpus;
+mod lens;
 mod support;
 
 use std::sync::Arc;
@@ -66,6 +67,9 @@ async fn initialize_advertises_commands_sync_and_code_actions() {
             "quickfix",
             "source"
           ]
+        },
+        "codeLensProvider": {
+          "resolveProvider": false
         },
         "executeCommandProvider": {
           "commands": [
