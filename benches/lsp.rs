@@ -150,21 +150,37 @@ impl Client {
     }
 }
 
-/// A 100k-line Rust-looking file whose every line is unique.
-fn big_document() -> String {
-    (0..LINES)
-        .map(|i| format!("fn item_{i}() -> u64 {{ {i} * 3 }}\n"))
-        .collect()
+/// Line `i` of a 100k-line Rust-looking document: five shapes of code in
+/// turn (`uniform`: one shape, every line sharing its first 8 bytes with
+/// every search, the worst case for the resolver's prefix automaton).
+fn line(i: usize, uniform: bool) -> String {
+    if uniform {
+        return format!("fn item_{i}() -> u64 {{ {i} * 3 }}\n");
+    }
+    match i % 5 {
+        0 => format!("fn handler_{i}(request: &Request) -> Response {{\n"),
+        1 => format!("    let value_{i} = compute(&request.body, {i})?;\n"),
+        2 => format!(
+            "    if value_{} > LIMIT {{ return Err(Error::TooLarge({i})); }}\n",
+            i - 1
+        ),
+        3 => format!("    // step {i}: normalise the buffer before sending it\n"),
+        _ => format!("    Response::ok(value_{}) }} // end {i}\n", i - 3),
+    }
 }
 
-/// 100 SEARCH/REPLACE blocks spread over the document.
-fn hundred_edits(path: &str) -> String {
+fn big_document(uniform: bool) -> String {
+    (0..LINES).map(|i| line(i, uniform)).collect()
+}
+
+/// 100 SEARCH/REPLACE blocks spread over the document, one line each.
+fn hundred_edits(path: &str, uniform: bool) -> String {
     (0..EDITS)
         .map(|k| {
-            let i = k * (LINES / EDITS) + 7;
+            let search = line(k * (LINES / EDITS) + 7, uniform);
+            let replace = search.replacen(' ', "  ", 1);
             format!(
-                "{path}\n```rust\n<<<<<<< SEARCH\nfn item_{i}() -> u64 {{ {i} * 3 }}\n=======\n\
-                 fn item_{i}() -> u64 {{ {i} * 4 }}\n>>>>>>> REPLACE\n```\n\n"
+                "{path}\n```rust\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n```\n\n"
             )
         })
         .collect()
@@ -189,7 +205,7 @@ fn bench_did_change(c: &mut Criterion, rt: &Runtime) {
     let mut client = rt.block_on(async {
         let mut client = Client::start();
         client.initialize(dir.path()).await;
-        client.open(&uri, &big_document()).await;
+        client.open(&uri, &big_document(false)).await;
         client
     });
     let mut version = 1;
@@ -227,13 +243,13 @@ fn bench_did_change(c: &mut Criterion, rt: &Runtime) {
     rt.block_on(client.shutdown());
 }
 
-fn bench_preview(c: &mut Criterion, rt: &Runtime) {
+fn bench_preview(c: &mut Criterion, rt: &Runtime, uniform: bool) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
-    let document = big_document();
+    let document = big_document(uniform);
     std::fs::write(root.join("big.rs"), &document).unwrap();
     let uri = format!("file://{}/big.rs", root.display());
-    let payload = hundred_edits("big.rs");
+    let payload = hundred_edits("big.rs", uniform);
     let mut client = rt.block_on(async {
         let mut client = Client::start();
         client.initialize(&root).await;
@@ -245,7 +261,12 @@ fn bench_preview(c: &mut Criterion, rt: &Runtime) {
     let args = json!({"command": "llm-edit.preview", "arguments": [{"payload": payload}]});
     let check = rt.block_on(client.request("workspace/executeCommand", args.clone()));
     assert_eq!(check["errors"], json!([]), "the payload applies");
-    c.bench_function("lsp preview 100 edits on a 100k-line open document", |b| {
+    let name = if uniform {
+        "lsp preview 100 edits on a 100k-line open document of uniform lines"
+    } else {
+        "lsp preview 100 edits on a 100k-line open document"
+    };
+    c.bench_function(name, |b| {
         b.iter_custom(|iterations| {
             let started = Instant::now();
             for _ in 0..iterations {
@@ -264,7 +285,8 @@ fn bench_lsp(c: &mut Criterion) {
         .unwrap();
     bench_initialize(c, &rt);
     bench_did_change(c, &rt);
-    bench_preview(c, &rt);
+    bench_preview(c, &rt, false);
+    bench_preview(c, &rt, true);
 }
 
 criterion_group! {
