@@ -14,6 +14,8 @@ pub mod commands;
 pub mod context;
 pub mod diagnostics;
 pub mod documents;
+pub mod lens;
+pub mod memory;
 pub mod position;
 pub mod proto;
 pub mod retry;
@@ -63,6 +65,7 @@ impl Default for ServeConfig {
 
 /// Serves LSP on stdin/stdout until the client exits.
 pub async fn run_stdio() {
+    memory::return_large_blocks_to_the_system();
     serve(tokio::io::stdin(), tokio::io::stdout()).await;
 }
 

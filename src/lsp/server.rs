@@ -17,10 +17,10 @@ use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::request::ApplyWorkspaceEdit;
 use tower_lsp_server::ls_types::{
     ApplyWorkspaceEditParams, CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams,
-    CodeActionResponse, Command, DidChangeConfigurationParams, DidChangeTextDocumentParams,
-    DidCloseTextDocumentParams, DidOpenTextDocumentParams, DidSaveTextDocumentParams,
-    ExecuteCommandParams, InitializeParams, InitializeResult, InitializedParams, MessageType,
-    ServerInfo, Uri,
+    CodeActionResponse, CodeLens, CodeLensParams, Command, DidChangeConfigurationParams,
+    DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
+    DidSaveTextDocumentParams, ExecuteCommandParams, InitializeParams, InitializeResult,
+    InitializedParams, MessageType, ServerInfo, Uri,
 };
 use tower_lsp_server::{Client, LanguageServer};
 
@@ -31,6 +31,7 @@ use crate::lsp::commands::{self, ApplyResult, PreviewResult, RetryPromptResult, 
 use crate::lsp::context::{ConflictRun, Contexts};
 use crate::lsp::diagnostics::{DiagnosticStore, Origin};
 use crate::lsp::documents::Documents;
+use crate::lsp::lens::{self, BlockLens};
 use crate::lsp::proto::{self, ClientFeatures, EditContext};
 use crate::lsp::retry::retry_prompt;
 use crate::lsp::settings::Settings;
@@ -56,6 +57,8 @@ struct Response {
     edits: Vec<(usize, (usize, usize), String)>,
     /// Its failures.
     errors: Vec<EditError>,
+    /// One code lens per edit block.
+    lenses: Vec<BlockLens>,
 }
 
 /// Shared state of the server.
@@ -491,7 +494,11 @@ impl Backend {
         let docs = self.inner.docs.clone();
         let context = self.inner.contexts.response_context(uri);
         let snapshot = self.inner.contexts.snapshot(&root, &context).ok().flatten();
-        let options = session.settings.options.clone();
+        // `partial`: the edits that resolve keep their changes, for the lenses.
+        let options = engine::Options {
+            partial: true,
+            ..session.settings.options.clone()
+        };
         let task_text = text.clone();
         let analysis = tokio::task::spawn_blocking(move || {
             let parsed = parse::parse(&task_text, options.format);
@@ -499,13 +506,15 @@ impl Backend {
                 return None;
             }
             let files = BufferFiles::new(&root, docs).ok()?.with_snapshot(snapshot);
-            Some(engine::plan_batch(
+            let outcome = engine::plan_batch(
                 parsed.batch,
                 parsed.errors,
                 parsed.formats,
                 &options,
                 &files,
-            ))
+            );
+            let lenses = lens::block_lenses(&outcome, &files, &options);
+            Some((outcome, lenses))
         })
         .await
         .unwrap_or_else(|e| {
@@ -515,7 +524,7 @@ impl Backend {
         let Some(parsed_uri) = proto::parse_uri(uri) else {
             return;
         };
-        let Some(outcome) = analysis else {
+        let Some((outcome, lenses)) = analysis else {
             if self.inner.responses.remove(uri).is_some() {
                 self.publish(&parsed_uri, Origin::Response, Vec::new())
                     .await;
@@ -546,6 +555,7 @@ impl Backend {
             Response {
                 edits,
                 errors: outcome.errors.clone(),
+                lenses,
             },
         );
         self.publish(&parsed_uri, Origin::Response, diags).await;
@@ -677,8 +687,10 @@ impl LanguageServer for Backend {
             settings,
             show_document,
         };
+        let mut capabilities = proto::server_capabilities(encoding, &commands::ALL);
+        lens::advertise(&mut capabilities);
         Ok(InitializeResult {
-            capabilities: proto::server_capabilities(encoding, &commands::ALL),
+            capabilities,
             server_info: Some(ServerInfo {
                 name: env!("CARGO_PKG_NAME").into(),
                 version: Some(env!("CARGO_PKG_VERSION").into()),
@@ -767,6 +779,19 @@ impl LanguageServer for Backend {
         let last = range.end.line as usize + 1;
         let actions = self.code_actions(params.text_document.uri.as_str(), first, last);
         Ok((!actions.is_empty()).then_some(actions))
+    }
+
+    async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
+        let uri = params.text_document.uri;
+        let Some(response) = self.inner.responses.get(uri.as_str()) else {
+            return Ok(None);
+        };
+        let Some(doc) = self.inner.docs.get(uri.as_str()) else {
+            return Ok(None);
+        };
+        let encoding = self.session().features.encoding;
+        let text = doc.rope.to_string();
+        Ok(Some(lens::code_lenses(&response.lenses, &text, encoding)))
     }
 
     async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<Value>> {

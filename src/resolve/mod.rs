@@ -73,6 +73,9 @@ pub enum FileResult {
 /// How many leading bytes of each exact needle the one-scan automaton holds.
 const HIT_PREFIX_BYTES: usize = 48;
 
+/// Up to this many exact needles, the one-scan automaton is a DFA.
+const DFA_MAX_NEEDLES: usize = 256;
+
 /// The largest char boundary of `s` at or below `at`.
 fn floor_char_boundary(s: &str, at: usize) -> usize {
     let mut i = at.min(s.len());
@@ -268,8 +271,17 @@ impl<'o, 'c> FileResolver<'o, 'c> {
         let prefixes = needles
             .iter()
             .map(|(_, n)| &n.as_bytes()[..floor_char_boundary(n, HIT_PREFIX_BYTES)]);
+        // Up to a few hundred needles a DFA is cheap to build and scans
+        // fastest without a prefilter (code lines share the needles' bytes,
+        // so a rare-byte prefilter fires on nearly every line).
+        let small = needles.len() <= DFA_MAX_NEEDLES;
         let Ok(ac) = AhoCorasick::builder()
-            .kind(Some(AhoCorasickKind::ContiguousNFA))
+            .kind(Some(if small {
+                AhoCorasickKind::DFA
+            } else {
+                AhoCorasickKind::ContiguousNFA
+            }))
+            .prefilter(!small)
             .build(prefixes)
         else {
             return;

@@ -4,6 +4,8 @@
 //! they land, `engine::run` finds no edits and those tests fail.
 
 mod context;
+mod corpus;
+mod lens;
 mod support;
 
 use std::sync::Arc;
@@ -66,6 +68,9 @@ async fn initialize_advertises_commands_sync_and_code_actions() {
             "quickfix",
             "source"
           ]
+        },
+        "codeLensProvider": {
+          "resolveProvider": false
         },
         "executeCommandProvider": {
           "commands": [

@@ -44,6 +44,12 @@ impl Builder {
         self
     }
 
+    /// A workspace file with raw content (binary, UTF-16, …).
+    pub fn file_bytes(mut self, path: &str, bytes: Vec<u8>) -> Builder {
+        self.files.push((path.into(), bytes));
+        self
+    }
+
     /// `general.positionEncodings`.
     pub fn encodings(mut self, list: &[&str]) -> Builder {
         self.encodings = Some(list.iter().map(|s| s.to_string()).collect());
@@ -593,4 +599,171 @@ impl Builder {
             .unwrap_or_default()
             .to_owned()
     }
+}
+
+/// An editor's buffers over the files on disk, for applying a
+/// `WorkspaceEdit` the way an editor would: text edits go to the open
+/// buffer (whose version must match the edit's) or else to the file
+/// (decoded and re-encoded in its own encoding); resource operations move
+/// buffers along with their files.
+pub struct Editor {
+    root: PathBuf,
+    encoding: String,
+    buffers: HashMap<PathBuf, (i32, String)>,
+}
+
+impl Editor {
+    /// An editor over `client`'s workspace, in its negotiated encoding.
+    pub fn new(client: &Client) -> Editor {
+        let encoding = client.init_result["capabilities"]["positionEncoding"]
+            .as_str()
+            .unwrap_or("utf-16")
+            .to_owned();
+        Editor {
+            root: client.root.clone(),
+            encoding,
+            buffers: HashMap::new(),
+        }
+    }
+
+    /// Records a buffer the client opened (`path` relative to the root).
+    pub fn opened(&mut self, path: &str, version: i32, text: &str) {
+        self.buffers
+            .insert(self.root.join(path), (version, text.to_owned()));
+    }
+
+    /// Applies a `WorkspaceEdit` (`changes` or `documentChanges`).
+    pub fn apply(&mut self, edit: &Value) -> Result<(), String> {
+        if let Some(changes) = edit["changes"].as_object() {
+            for (uri, edits) in changes {
+                let path = self.path(&json!(uri))?;
+                self.edit_file(&path, None, edits)?;
+            }
+        }
+        for op in edit["documentChanges"].as_array().into_iter().flatten() {
+            match op["kind"].as_str() {
+                Some("create") => self.create(op)?,
+                Some("rename") => self.rename(op)?,
+                Some("delete") => self.delete(op)?,
+                Some(other) => return Err(format!("unknown resource operation `{other}`")),
+                None => {
+                    let path = self.path(&op["textDocument"]["uri"])?;
+                    let version = op["textDocument"]["version"].as_i64();
+                    self.edit_file(&path, Some(version), &op["edits"])?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes every buffer to its file ("save all").
+    pub fn save_all(&self) {
+        for (path, (_, text)) in &self.buffers {
+            std::fs::write(path, text).unwrap();
+        }
+    }
+
+    fn path(&self, uri: &Value) -> Result<PathBuf, String> {
+        let uri = uri.as_str().ok_or("a URI that is not a string")?;
+        let root_uri = format!("file://{}/", self.root.display());
+        let relative = uri
+            .strip_prefix(&root_uri)
+            .ok_or_else(|| format!("{uri} is not under the workspace root"))?;
+        Ok(self.root.join(percent_decode(relative)))
+    }
+
+    /// `version`: `None` for `changes` (unversioned), `Some(null)` for a
+    /// `TextDocumentEdit` read from disk, `Some(Some(n))` for a buffer.
+    fn edit_file(
+        &mut self,
+        path: &Path,
+        version: Option<Option<i64>>,
+        edits: &Value,
+    ) -> Result<(), String> {
+        let edits = edits.as_array().ok_or("`edits` is not an array")?;
+        let name = path.display();
+        if let Some((open_version, text)) = self.buffers.get_mut(path) {
+            match version {
+                Some(Some(v)) if v != i64::from(*open_version) => {
+                    return Err(format!(
+                        "{name}: edit for version {v}, buffer has {open_version}"
+                    ))
+                }
+                Some(None) => return Err(format!("{name}: unversioned edit of an open buffer")),
+                _ => {}
+            }
+            *text = edited(text, edits, &self.encoding)?;
+            *open_version += 1;
+            return Ok(());
+        }
+        if let Some(Some(v)) = version {
+            return Err(format!(
+                "{name}: edit for version {v} of a file that is not open"
+            ));
+        }
+        let bytes = std::fs::read(path).map_err(|e| format!("{name}: {e}"))?;
+        let (text, encoding) = llm_edit_lsp::text::encoding::decode(&bytes)
+            .map_err(|e| format!("{name}: cannot decode: {e}"))?;
+        let text = edited(&text, edits, &self.encoding)?;
+        std::fs::write(path, llm_edit_lsp::text::encoding::encode(&text, encoding))
+            .map_err(|e| format!("{name}: {e}"))
+    }
+
+    fn create(&mut self, op: &Value) -> Result<(), String> {
+        let path = self.path(&op["uri"])?;
+        let exists = path.exists();
+        if exists && op["options"]["ignoreIfExists"] != true && op["options"]["overwrite"] != true {
+            return Err(format!("create {}: the file exists", path.display()));
+        }
+        if !exists || op["options"]["overwrite"] == true {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, "").unwrap();
+        }
+        Ok(())
+    }
+
+    fn rename(&mut self, op: &Value) -> Result<(), String> {
+        let from = self.path(&op["oldUri"])?;
+        let to = self.path(&op["newUri"])?;
+        if to.exists() && op["options"]["overwrite"] != true {
+            return Err(format!("rename to {}: the file exists", to.display()));
+        }
+        if let Some(buffer) = self.buffers.remove(&from) {
+            self.buffers.insert(to.clone(), buffer);
+        }
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::rename(&from, &to).map_err(|e| format!("rename {}: {e}", from.display()))
+    }
+
+    fn delete(&mut self, op: &Value) -> Result<(), String> {
+        let path = self.path(&op["uri"])?;
+        self.buffers.remove(&path);
+        std::fs::remove_file(&path).map_err(|e| format!("delete {}: {e}", path.display()))
+    }
+}
+
+/// `text` with LSP text edits applied (they must not overlap).
+fn edited(text: &str, edits: &[Value], encoding: &str) -> Result<String, String> {
+    let mut resolved: Vec<(usize, usize, &str)> = edits
+        .iter()
+        .map(|e| {
+            let start = offset(text, &e["range"]["start"], encoding);
+            let end = offset(text, &e["range"]["end"], encoding);
+            (start, end, e["newText"].as_str().unwrap_or_default())
+        })
+        .collect();
+    resolved.sort_by_key(|(s, e, _)| (*s, *e));
+    if resolved.windows(2).any(|w| w[0].1 > w[1].0) {
+        return Err("overlapping text edits".into());
+    }
+    let mut out = text.to_owned();
+    for (start, end, new) in resolved.into_iter().rev() {
+        if start > end {
+            return Err(format!(
+                "a text edit ends before it starts ({start} > {end})"
+            ));
+        }
+        out.replace_range(start..end, new);
+    }
+    Ok(out)
 }

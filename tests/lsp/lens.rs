@@ -1,0 +1,99 @@
+//! Code lenses on a response document: one per edit block, from the same
+//! analysis as its diagnostics.
+
+use serde_json::{json, Value};
+
+use crate::support::server;
+
+const A_RS: &str = "fn one() {}\nfn two() {}\n// x\nlet y = 1;\n// x\nlet y = 1;\nfn three() {}\n";
+
+const RESPONSE: &str = "\
+src/a.rs
+```rust
+<<<<<<< SEARCH
+fn two() {}
+=======
+fn two() -> u8 { 2 }
+>>>>>>> REPLACE
+```
+
+src/a.rs
+```rust
+<<<<<<< SEARCH
+let y = 1;
+=======
+let y = 2;
+>>>>>>> REPLACE
+```
+
+src/a.rs
+```rust
+<<<<<<< SEARCH
+fn four() {}
+=======
+fn four() -> u8 { 4 }
+>>>>>>> REPLACE
+```
+
+src/new.rs
+```rust
+<<<<<<< SEARCH
+=======
+fn new() {}
+>>>>>>> REPLACE
+```
+";
+
+#[tokio::test]
+async fn each_block_gets_a_lens_saying_where_it_lands() {
+    let mut client = server().file("src/a.rs", A_RS).start().await;
+    assert_eq!(
+        client.init_result["capabilities"]["codeLensProvider"],
+        json!({"resolveProvider": false})
+    );
+    let uri = client.uri("response.md");
+    client.open_uri(&uri, RESPONSE).await;
+    let diagnostics = client.diagnostics(&uri).await;
+    assert_eq!(diagnostics.len(), 2, "{diagnostics:?}");
+    let lenses = client
+        .request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await
+        .unwrap();
+    let seen: Vec<(Value, Value)> = lenses
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (
+                l["range"]["start"]["line"].clone(),
+                l["command"]["title"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            (json!(2), json!("applies to src/a.rs:2")),
+            (json!(11), json!("ambiguous: lines 4, 6")),
+            (json!(20), json!("not found")),
+            (json!(29), json!("creates src/new.rs")),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_document_without_edits_has_no_lenses() {
+    let client = server().file("src/a.rs", A_RS).start().await;
+    let uri = client.open("notes.md", "just prose\n").await;
+    let lenses = client
+        .request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(lenses, Value::Null);
+}
