@@ -293,7 +293,21 @@ impl Locator<'_> {
         if let (MatchMode::Tolerant, Some(threshold)) = (self.config.match_mode, self.config.fuzzy)
         {
             let deadline = Instant::now() + self.config.fuzzy_deadline;
-            let scan = fuzzy::find(lines, search, threshold, deadline);
+            // With a hint, the windows within its reach decide when they hold a
+            // candidate: the hint would pick one of them over any farther one.
+            let near_hint = hint.map(|h| {
+                fuzzy::find_near(
+                    lines,
+                    search,
+                    threshold,
+                    deadline,
+                    h.saturating_sub(HINT_REACH)..h + HINT_REACH + 1,
+                )
+            });
+            let scan = match near_hint {
+                Some(scan) if !scan.candidates.is_empty() => scan,
+                _ => fuzzy::find(lines, search, threshold, deadline),
+            };
             let starts: Vec<usize> = scan.candidates.iter().map(|c| c.start).collect();
             if !starts.is_empty() {
                 return self.finish_line_match(

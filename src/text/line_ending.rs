@@ -1,5 +1,8 @@
 //! Line endings: detect a file's, and write inserted text in it.
 
+/// How much of a file [`LineEnding::detect`] reads.
+const DETECT_BYTES: usize = 64 * 1024;
+
 /// A file's line ending.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum LineEnding {
@@ -11,11 +14,13 @@ pub enum LineEnding {
 }
 
 impl LineEnding {
-    /// The file's line ending: CRLF when most of its line breaks are CRLF
-    /// (a file with none is LF).
+    /// The file's line ending: CRLF when most of the line breaks in its
+    /// first 64 KiB are CRLF (a file with none is LF). Like editors, it
+    /// judges from the start of the file: large files are not scanned whole.
     pub fn detect(text: &str) -> LineEnding {
-        let lf = memchr::memchr_iter(b'\n', text.as_bytes()).count();
-        let crlf = memchr::memmem::find_iter(text.as_bytes(), b"\r\n").count();
+        let head = &text.as_bytes()[..text.len().min(DETECT_BYTES)];
+        let lf = memchr::memchr_iter(b'\n', head).count();
+        let crlf = memchr::memmem::find_iter(head, b"\r\n").count();
         if crlf > 0 && crlf * 2 >= lf {
             LineEnding::CrLf
         } else {

@@ -46,10 +46,11 @@ struct NormalizedFile {
 }
 
 impl NormalizedFile {
-    fn new(file: &Lines) -> NormalizedFile {
-        let mut chars = Vec::with_capacity(file.text.len());
-        let mut starts = Vec::with_capacity(file.len() + 1);
-        for i in 0..file.len() {
+    /// Normalizes file lines `lines` (window `i` below is line `lines.start + i`).
+    fn new(file: &Lines, lines: std::ops::Range<usize>) -> NormalizedFile {
+        let mut chars = Vec::with_capacity(file.text.len().min(lines.len() * 80));
+        let mut starts = Vec::with_capacity(lines.len() + 1);
+        for i in lines {
             starts.push(chars.len());
             chars.extend(normalize_line(file.line(i)).chars());
             chars.push('\n');
@@ -78,24 +79,37 @@ fn normalized_search(search: &[&str]) -> Vec<char> {
         .collect()
 }
 
-/// Every window at or above `threshold`, clustered, within `lines` (a range
-/// of start lines; the whole file when `None`).
+/// Every window at or above `threshold`, clustered, over the whole file.
 pub fn find(file: &Lines, search: &[&str], threshold: f64, deadline: Instant) -> FuzzyScan {
+    find_near(file, search, threshold, deadline, 0..usize::MAX)
+}
+
+/// Every window at or above `threshold`, clustered, among the windows
+/// starting at lines `starts` (clamped to the file).
+pub fn find_near(
+    file: &Lines,
+    search: &[&str],
+    threshold: f64,
+    deadline: Instant,
+    starts: std::ops::Range<usize>,
+) -> FuzzyScan {
     let n = search.len();
     if n == 0 || n > file.len() {
         return FuzzyScan::default();
     }
+    let first = starts.start.min(file.len() - n);
+    let last = starts.end.min(file.len() - n + 1).max(first + 1);
     let needle = normalized_search(search);
-    let norm = NormalizedFile::new(file);
+    let norm = NormalizedFile::new(file, first..last - 1 + n);
     let scorer = levenshtein::BatchComparator::new(needle.iter().copied());
     let mut above: Vec<Scored> = Vec::new();
     let mut timed_out = false;
-    for start in 0..=file.len() - n {
+    for start in first..last {
         if start % 256 == 255 && Instant::now() > deadline {
             timed_out = true;
             break;
         }
-        let window = norm.window(start, n);
+        let window = norm.window(start - first, n);
         let longer = window.len().max(needle.len());
         if longer == 0 {
             continue;
