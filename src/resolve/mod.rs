@@ -76,6 +76,10 @@ const HIT_PREFIX_BYTES: usize = 48;
 /// Up to this many exact needles, the one-scan automaton is a DFA.
 const DFA_MAX_NEEDLES: usize = 256;
 
+/// Below this many bytes scanned in all (file length × needles), each
+/// needle is searched on its own instead of through one automaton.
+const PER_NEEDLE_SCAN_BYTES: usize = 8 << 20;
+
 /// The largest char boundary of `s` at or below `at`.
 fn floor_char_boundary(s: &str, at: usize) -> usize {
     let mut i = at.min(s.len());
@@ -259,7 +263,11 @@ impl<'o, 'c> FileResolver<'o, 'c> {
             })
             .filter(|(_, n)| !n.is_empty())
             .collect();
-        if needles.len() <= 2 {
+        // A few needles, or a small file: one `memmem` scan per needle costs
+        // less than building an automaton.
+        if needles.len() <= 2
+            || original.len().saturating_mul(needles.len()) <= PER_NEEDLE_SCAN_BYTES
+        {
             for (index, needle) in needles {
                 let hits = doc::find_overlapping(original.as_bytes(), needle.as_bytes());
                 self.orig_hits.insert(index, hits);
