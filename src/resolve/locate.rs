@@ -204,6 +204,20 @@ impl Locator<'_> {
     /// The candidates of a whole-line search over a materialized text: the
     /// first pass (exact, then 2-5, then fuzzy) with any, as start lines.
     pub fn line_candidates(&self, lines: &Lines, search: &[&str]) -> Option<(Pass, Vec<usize>)> {
+        self.first_pass_with_candidates(lines, search, Pass::Exact, None)
+    }
+
+    /// Runs the line passes from `from` on (exact, 2-5, fuzzy) and returns
+    /// the first one with any candidate. With a `hint`, fuzzy matching looks
+    /// within the hint's reach first: the hint would pick a candidate there
+    /// over any farther one.
+    fn first_pass_with_candidates(
+        &self,
+        lines: &Lines,
+        search: &[&str],
+        from: Pass,
+        hint: Option<usize>,
+    ) -> Option<(Pass, Vec<usize>)> {
         if search.is_empty() {
             return None;
         }
@@ -216,25 +230,27 @@ impl Locator<'_> {
                 Pass::Unicode,
             ]);
         }
-        for pass in passes {
+        for pass in passes.into_iter().filter(|p| *p >= from) {
             let starts = passes::find_line_pass(pass, lines, search);
             if !starts.is_empty() {
                 return Some((pass, starts));
             }
         }
-        if let (MatchMode::Tolerant, Some(threshold)) = (self.config.match_mode, self.config.fuzzy)
-        {
-            let deadline = Instant::now() + self.config.fuzzy_deadline;
-            let starts: Vec<usize> = fuzzy::find(lines, search, threshold, deadline)
-                .candidates
-                .iter()
-                .map(|c| c.start)
-                .collect();
-            if !starts.is_empty() {
-                return Some((Pass::Fuzzy, starts));
-            }
-        }
-        None
+        let (MatchMode::Tolerant, Some(threshold)) = (self.config.match_mode, self.config.fuzzy)
+        else {
+            return None;
+        };
+        let deadline = Instant::now() + self.config.fuzzy_deadline;
+        let near_hint = hint.map(|h| {
+            let reach = h.saturating_sub(HINT_REACH)..h + HINT_REACH + 1;
+            fuzzy::find_near(lines, search, threshold, deadline, reach)
+        });
+        let scan = match near_hint {
+            Some(scan) if !scan.candidates.is_empty() => scan,
+            _ => fuzzy::find(lines, search, threshold, deadline),
+        };
+        let starts: Vec<usize> = scan.candidates.iter().map(|c| c.start).collect();
+        (!starts.is_empty()).then_some((Pass::Fuzzy, starts))
     }
 
     /// The replacement of file lines `m` matched by `pass`.
@@ -272,56 +288,12 @@ impl Locator<'_> {
         r: &Replace,
         hint: Option<usize>,
     ) -> Result<Vec<Located>, Miss> {
-        if search.is_empty() {
-            return Err(Miss::NotFound { near: None });
-        }
-        let mut passes = vec![];
-        if self.tolerant() {
-            passes.extend([
-                Pass::TrailingWhitespace,
-                Pass::Trimmed,
-                Pass::BoundaryPrefix,
-                Pass::Unicode,
-            ]);
-        }
-        for pass in passes {
-            let starts = passes::find_line_pass(pass, lines, search);
-            if !starts.is_empty() {
-                return self.finish_line_match(lines, search, replace, r, hint, pass, starts);
+        match self.first_pass_with_candidates(lines, search, Pass::TrailingWhitespace, hint) {
+            Some((pass, starts)) => {
+                self.finish_line_match(lines, search, replace, r, hint, pass, starts)
             }
+            None => Err(Miss::NotFound { near: None }),
         }
-        if let (MatchMode::Tolerant, Some(threshold)) = (self.config.match_mode, self.config.fuzzy)
-        {
-            let deadline = Instant::now() + self.config.fuzzy_deadline;
-            // With a hint, the windows within its reach decide when they hold a
-            // candidate: the hint would pick one of them over any farther one.
-            let near_hint = hint.map(|h| {
-                fuzzy::find_near(
-                    lines,
-                    search,
-                    threshold,
-                    deadline,
-                    h.saturating_sub(HINT_REACH)..h + HINT_REACH + 1,
-                )
-            });
-            let scan = match near_hint {
-                Some(scan) if !scan.candidates.is_empty() => scan,
-                _ => fuzzy::find(lines, search, threshold, deadline),
-            };
-            let starts: Vec<usize> = scan.candidates.iter().map(|c| c.start).collect();
-            if !starts.is_empty() {
-                return self.finish_line_match(
-                    lines,
-                    search,
-                    replace,
-                    r,
-                    hint,
-                    Pass::Fuzzy,
-                    starts,
-                );
-            }
-        }
-        Err(Miss::NotFound { near: None })
     }
 
     #[allow(clippy::too_many_arguments)]
