@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::text::encoding;
-use crate::workspace::WorkspacePath;
+use crate::workspace::{FileSource, LoadError, SourceText, WorkspacePath};
 
 /// The folder of the tool's state in a workspace.
 pub const STATE_DIR: &str = ".llm-edit";
@@ -419,6 +419,34 @@ fn io_error(path: &Path, error: &io::Error) -> ContextError {
     ContextError::Io {
         path: path.to_path_buf(),
         message: error.to_string(),
+    }
+}
+
+/// A file source plus the snapshot the LLM saw (the CLI's `--context DIR`,
+/// read with [`ContextStore::from_dir`]).
+pub struct WithSnapshot<S> {
+    files: S,
+    snapshot: Snapshot,
+}
+
+impl<S: FileSource> WithSnapshot<S> {
+    /// `files`, with `snapshot` as what the LLM saw.
+    pub fn new(files: S, snapshot: Snapshot) -> WithSnapshot<S> {
+        WithSnapshot { files, snapshot }
+    }
+}
+
+impl<S: FileSource> FileSource for WithSnapshot<S> {
+    fn root(&self) -> &Path {
+        self.files.root()
+    }
+
+    fn load(&self, path: &WorkspacePath) -> Result<Option<Arc<SourceText>>, LoadError> {
+        self.files.load(path)
+    }
+
+    fn snapshot(&self, path: &WorkspacePath) -> Option<Arc<str>> {
+        self.snapshot.text(path)
     }
 }
 

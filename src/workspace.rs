@@ -234,45 +234,6 @@ impl FileSource for DiskFiles {
     }
 }
 
-/// Disk files plus a folder of snapshots mirroring the root: the files as
-/// the LLM saw them (the CLI's `--context DIR`).
-#[derive(Clone, Debug)]
-pub struct SnapshotDir {
-    files: DiskFiles,
-    dir: PathBuf,
-}
-
-impl SnapshotDir {
-    /// `files` with snapshots under `dir` (which must exist).
-    pub fn new(files: DiskFiles, dir: impl Into<PathBuf>) -> std::io::Result<SnapshotDir> {
-        let dir = dir.into();
-        if !dir.is_dir() {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::NotFound,
-                "not a folder",
-            ));
-        }
-        Ok(SnapshotDir { files, dir })
-    }
-}
-
-impl FileSource for SnapshotDir {
-    fn root(&self) -> &Path {
-        self.files.root()
-    }
-
-    fn load(&self, path: &WorkspacePath) -> Result<Option<Arc<SourceText>>, LoadError> {
-        self.files.load(path)
-    }
-
-    fn snapshot(&self, path: &WorkspacePath) -> Option<Arc<str>> {
-        let bytes = std::fs::read(path.under(&self.dir)).ok()?;
-        encoding::decode(&bytes)
-            .ok()
-            .map(|(text, _)| Arc::from(text))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,11 +7,12 @@ use anyhow::{bail, Context};
 
 use super::args::ApplyArgs;
 use super::write;
+use crate::context::{ContextStore, WithSnapshot};
 use crate::engine::{self, Options};
 use crate::model::Format;
 use crate::parse::MAX_PAYLOAD_BYTES;
 use crate::report::{self, Report};
-use crate::workspace::{DiskFiles, SnapshotDir};
+use crate::workspace::DiskFiles;
 
 /// Runs `apply`: exit 0 when everything applied (or would), 1 when an edit
 /// failed, 2 on usage or I/O errors (returned as `Err`).
@@ -22,8 +23,9 @@ pub fn run(args: &ApplyArgs) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("cannot open the root {}", args.root.display()))?;
     let outcome = match &args.context {
         Some(dir) => {
-            let files = SnapshotDir::new(files, dir)
+            let snapshot = ContextStore::from_dir(dir)
                 .with_context(|| format!("cannot open the context folder {}", dir.display()))?;
+            let files = WithSnapshot::new(files, snapshot);
             engine::run(&payload, &options, &files)
         }
         None => engine::run(&payload, &options, &files),

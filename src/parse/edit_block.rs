@@ -160,9 +160,32 @@ pub fn opens(scan: &Scan, i: usize) -> bool {
 
 /// Parses the seed 003 block opening at 0-based line `i`.
 pub fn parse(scan: &mut Scan, i: usize) -> Block {
-    let open_line = i + 1;
-    let sections = match read_sections(scan, i) {
-        Ok(sections) => sections,
+    let read = read_sections(scan, i).map(|sections| {
+        let op = if sections.edit.is_empty() {
+            EditOp::Create {
+                content: sections.repl,
+            }
+        } else {
+            EditOp::Replace(Replace::lines(sections.edit, sections.repl))
+        };
+        (op, sections.close)
+    });
+    block_of(scan, i, Format::EditBlock, read)
+}
+
+/// The block of both `««« EDIT` dialects opening at 0-based line `open`,
+/// once its sections are read into an operation and its 0-based closing
+/// line (or the error and the line where scanning resumes): the path, the
+/// one edit, or the error.
+pub fn block_of(
+    scan: &mut Scan,
+    open: usize,
+    format: Format,
+    read: Result<(EditOp, usize), Box<(EditError, usize)>>,
+) -> Block {
+    let open_line = open + 1;
+    let (op, close) = match read {
+        Ok(read) => read,
         Err(broken) => {
             let (error, next_line) = *broken;
             return Block {
@@ -172,8 +195,8 @@ pub fn parse(scan: &mut Scan, i: usize) -> Block {
             };
         }
     };
-    let next_line = sections.close + 1;
-    let Some(path) = block_path(scan, i) else {
+    let next_line = close + 1;
+    let Some(path) = block_path(scan, open) else {
         return Block {
             next_line,
             edits: Vec::new(),
@@ -181,19 +204,12 @@ pub fn parse(scan: &mut Scan, i: usize) -> Block {
         };
     };
     scan.last_path = Some(path.clone());
-    let op = if sections.edit.is_empty() {
-        EditOp::Create {
-            content: sections.repl,
-        }
-    } else {
-        EditOp::Replace(Replace::lines(sections.edit, sections.repl))
-    };
     Block {
         next_line,
         edits: vec![ParsedEdit {
             path,
-            format: Format::EditBlock,
-            source: SourceSpan::lines(open_line, sections.close + 1),
+            format,
+            source: SourceSpan::lines(open_line, next_line),
             ordering: Ordering::Sequential,
             op,
         }],

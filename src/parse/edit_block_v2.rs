@@ -21,12 +21,12 @@
 //! a missing second `───────` (the trailing anchor is then empty).
 
 use super::edit_block::{
-    block_path, dialect, is_any_close, is_double_rule, is_edit_open, is_single_rule, joined_lines,
-    missing_path_error, truncated_error, unclosed_error, Dialect,
+    block_of, dialect, is_any_close, is_double_rule, is_edit_open, is_single_rule, joined_lines,
+    truncated_error, unclosed_error, Dialect,
 };
-use super::{Block, ParsedEdit, Scan};
+use super::{Block, Scan};
 use crate::error::{EditError, ErrorKind};
-use crate::model::{EditOp, Format, Ordering, Replace, SourceSpan};
+use crate::model::{EditOp, Format, Replace};
 
 /// Does a seed 001 block open at 0-based line `i`?
 pub fn opens(scan: &Scan, i: usize) -> bool {
@@ -35,38 +35,11 @@ pub fn opens(scan: &Scan, i: usize) -> bool {
 
 /// Parses the seed 001 block opening at 0-based line `i`.
 pub fn parse(scan: &mut Scan, i: usize) -> Block {
-    let open_line = i + 1;
-    let sections = match read_sections(scan, i) {
-        Ok(sections) => sections,
-        Err(broken) => {
-            let (error, next_line) = *broken;
-            return Block {
-                next_line,
-                edits: Vec::new(),
-                errors: vec![error],
-            };
-        }
-    };
-    let next_line = sections.close + 1;
-    let Some(path) = block_path(scan, i) else {
-        return Block {
-            next_line,
-            edits: Vec::new(),
-            errors: vec![missing_path_error(open_line)],
-        };
-    };
-    scan.last_path = Some(path.clone());
-    Block {
-        next_line,
-        edits: vec![ParsedEdit {
-            path,
-            format: Format::EditBlockV2,
-            source: SourceSpan::lines(open_line, next_line),
-            ordering: Ordering::Sequential,
-            op: sections.into_op(),
-        }],
-        errors: Vec::new(),
-    }
+    let read = read_sections(scan, i).map(|sections| {
+        let close = sections.close;
+        (sections.into_op(), close)
+    });
+    block_of(scan, i, Format::EditBlockV2, read)
 }
 
 /// The four sections of a complete block (newline-terminated lines) and its
@@ -244,6 +217,7 @@ fn skip_to_close(scan: &Scan, from: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::SourceSpan;
 
     fn parse_text(text: &str) -> Block {
         let mut scan = Scan::new(text);

@@ -100,15 +100,10 @@ impl<'o> Doc<'o> {
         self.text.get_or_init(|| self.slice(0..self.len()))
     }
 
-    /// The current text of `range` (on char boundaries).
+    /// The current text of `range` (on char boundaries: search windows are
+    /// widened to them, see [`Doc::char_floor`]).
     pub fn slice(&self, range: Range<usize>) -> String {
-        String::from_utf8(self.slice_bytes(range)).expect("a range on char boundaries holds UTF-8")
-    }
-
-    /// The current bytes of `range` (any byte offsets: search windows may
-    /// cut a multi-byte character, which a UTF-8 needle never matches).
-    fn slice_bytes(&self, range: Range<usize>) -> Vec<u8> {
-        let mut out = Vec::with_capacity(range.len());
+        let mut out = String::with_capacity(range.len());
         if range.is_empty() {
             return out;
         }
@@ -118,10 +113,8 @@ impl<'o> Doc<'o> {
             let lo = range.start.max(piece_start) - piece_start;
             let hi = range.end.min(self.starts[i + 1]) - piece_start;
             match &self.pieces[i] {
-                Piece::Orig(r) => {
-                    out.extend_from_slice(&self.original.as_bytes()[r.start + lo..r.start + hi])
-                }
-                Piece::Added(s) => out.extend_from_slice(&s.as_bytes()[lo..hi]),
+                Piece::Orig(r) => out.push_str(&self.original[r.start + lo..r.start + hi]),
+                Piece::Added(s) => out.push_str(&s[lo..hi]),
             }
             i += 1;
         }

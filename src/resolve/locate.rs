@@ -154,7 +154,7 @@ impl Locator<'_> {
         .into_iter()
         .flatten()
         {
-            let exact = self.exact_in_text(text, &lines, &alt);
+            let exact = self.exact_in_text(text, &alt);
             let again = if exact.is_empty() {
                 self.locate_tolerant(text, &alt, hint, false)
             } else {
@@ -188,7 +188,7 @@ impl Locator<'_> {
     }
 
     /// Exact candidates over a materialized text.
-    fn exact_in_text(&self, text: &str, lines: &Lines, r: &Replace) -> Vec<Range<usize>> {
+    fn exact_in_text(&self, text: &str, r: &Replace) -> Vec<Range<usize>> {
         let needle = self.exact_needle(r);
         if needle.is_empty() {
             return Vec::new();
@@ -197,7 +197,6 @@ impl Locator<'_> {
             .into_iter()
             .map(|s| s..s + needle.len())
             .filter(|m| r.unit == MatchUnit::Substring || is_whole_lines_text(text, m))
-            .filter(|m| m.end <= lines.text.len())
             .collect()
     }
 
@@ -372,7 +371,7 @@ impl Locator<'_> {
     /// The replacement of an exact match on the piece table.
     fn exact_replacement(&self, doc: &Doc, r: &Replace, m: Range<usize>) -> Located {
         match r.unit {
-            MatchUnit::Substring => self.widened_substring(doc.len(), |i| doc.byte_at(i), r, m),
+            MatchUnit::Substring => self.widened_substring(|i| doc.byte_at(i), r, m),
             MatchUnit::Lines => {
                 let end = line_end_after(doc.len(), |i| doc.byte_at(i), m.end);
                 let new_lines: Vec<&str> = r.replace.lines().collect();
@@ -392,7 +391,7 @@ impl Locator<'_> {
     fn exact_replacement_in(&self, text: &str, r: &Replace, m: Range<usize>) -> Located {
         let bytes = text.as_bytes();
         match r.unit {
-            MatchUnit::Substring => self.widened_substring(text.len(), |i| bytes[i], r, m),
+            MatchUnit::Substring => self.widened_substring(|i| bytes[i], r, m),
             MatchUnit::Lines => {
                 let end = line_end_after(text.len(), |i| bytes[i], m.end);
                 let new_lines: Vec<String> = r.replace.lines().map(str::to_string).collect();
@@ -405,12 +404,10 @@ impl Locator<'_> {
     /// dropped the indentation from `old_string` only (`FORMATS.md` §3).
     fn widened_substring(
         &self,
-        len: usize,
         byte: impl Fn(usize) -> u8,
         r: &Replace,
         m: Range<usize>,
     ) -> Located {
-        let _ = len;
         let new_indented = r.replace.starts_with([' ', '\t']);
         let old_indented = r.search.starts_with([' ', '\t']);
         let mut start = m.start;
