@@ -596,7 +596,10 @@ mod tests {
 
     #[test]
     fn from_dir_reads_the_corpus_conflict_cases() {
-        let cases = Path::new("/work/shared/corpus/cases");
+        let cases = Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/corpus/cases"
+        ));
         let case = cases.join("search_replace-python-conflict-disjoint-merge/context");
         if !case.exists() {
             return; // the shared corpus is not on every machine

@@ -9,12 +9,14 @@ use std::path::{Path, PathBuf};
 use llm_edit_lsp::error::LineRange;
 use llm_edit_lsp::merge::{merge, MergeOutcome};
 
-const CASES: &str = "/work/shared/corpus/cases";
+#[path = "common/shared.rs"]
+mod shared;
 
 /// The case folder, or `None` when the shared corpus is not on this machine.
 fn case(id: &str) -> Option<PathBuf> {
-    let dir = Path::new(CASES).join(id);
-    dir.exists().then_some(dir)
+    let dir = shared::corpus_cases()?.join(id);
+    assert!(dir.is_dir(), "corpus case {id} is missing");
+    Some(dir)
 }
 
 fn read(dir: &Path, sub: &str, file: &str) -> String {

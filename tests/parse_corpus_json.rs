@@ -2,44 +2,29 @@
 //! `case.json` expects at the parse level: a `parse`/`truncated` error where
 //! the case expects one, otherwise at least one edit and no error.
 //!
-//! The corpus lives outside the crate: set `LLM_EDIT_CORPUS` to its `cases`
-//! directory, or keep `../shared` beside the repository.
+//! The corpus lives outside the crate (`tests/common/shared.rs` says where).
 
-use std::path::PathBuf;
+#[path = "common/shared.rs"]
+mod shared;
 
 use llm_edit_lsp::model::Format;
 use llm_edit_lsp::parse::{parse, Parsed};
 use serde_json::Value;
 
-/// The corpus `cases` directory.
-fn corpus_dir() -> PathBuf {
-    let dir = std::env::var_os("LLM_EDIT_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../shared/corpus/cases"
-            ))
-        });
-    assert!(
-        dir.is_dir(),
-        "corpus not found at {}: set LLM_EDIT_CORPUS to the corpus `cases` directory",
-        dir.display()
-    );
-    dir
-}
-
 /// Every `json-*` case: (id, expected error kind if any, parsed payload).
-fn json_cases() -> Vec<(String, Option<String>, Parsed)> {
-    let mut ids: Vec<String> = std::fs::read_dir(corpus_dir())
+/// `None` when the shared corpus is not here.
+fn json_cases() -> Option<Vec<(String, Option<String>, Parsed)>> {
+    let cases_dir = shared::corpus_cases()?;
+    let mut ids: Vec<String> = std::fs::read_dir(&cases_dir)
         .expect("corpus is readable")
         .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
         .filter(|id| id.starts_with("json-"))
         .collect();
     ids.sort();
-    ids.into_iter()
+    let cases = ids
+        .into_iter()
         .map(|id| {
-            let dir = corpus_dir().join(&id);
+            let dir = cases_dir.join(&id);
             let case: Value = serde_json::from_str(
                 &std::fs::read_to_string(dir.join("case.json")).expect("case.json"),
             )
@@ -48,12 +33,15 @@ fn json_cases() -> Vec<(String, Option<String>, Parsed)> {
             let payload = std::fs::read_to_string(dir.join("payload.json")).expect("payload");
             (id, kind, parse(&payload, None))
         })
-        .collect()
+        .collect();
+    Some(cases)
 }
 
 #[test]
 fn every_json_case_parses_as_expected() {
-    let cases = json_cases();
+    let Some(cases) = json_cases() else {
+        return;
+    };
     assert!(cases.len() >= 14, "found only {} json cases", cases.len());
     for (id, kind, parsed) in cases {
         match kind.as_deref() {
@@ -81,7 +69,9 @@ fn snapshots_of_chosen_cases() {
         "json-go-modify-file-brace-end-anchor",
         "json-python-edit-file-indentation-repair",
     ];
-    let cases = json_cases();
+    let Some(cases) = json_cases() else {
+        return;
+    };
     for id in chosen {
         let (_, _, parsed) = cases
             .iter()

@@ -1,4 +1,4 @@
-//! The shared corpus (`/work/shared/corpus/cases`) through the server: each
+//! The shared corpus (`tests/common/shared.rs` says where) through the server: each
 //! case's `before/` is the workspace, every UTF-8 text file of it is open
 //! in the editor, `llm-edit.preview` plans the payload, and the returned
 //! `WorkspaceEdit` is applied by [`Editor`] and saved; the tree must equal
@@ -13,9 +13,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
+use crate::shared;
 use crate::support::{server, Editor};
-
-const CASES: &str = "/work/shared/corpus/cases";
 
 /// Every file under `root`, relative path → bytes.
 fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
@@ -195,7 +194,7 @@ async fn run_case(dir: &Path, meta: &Value) -> Result<(), String> {
 }
 
 fn cases() -> Vec<PathBuf> {
-    let Ok(entries) = fs::read_dir(CASES) else {
+    let Some(Ok(entries)) = shared::corpus_cases().map(fs::read_dir) else {
         return Vec::new();
     };
     let mut cases: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();

@@ -6,6 +6,8 @@
 mod context;
 mod corpus;
 mod lens;
+#[path = "../common/shared.rs"]
+mod shared;
 mod support;
 
 use std::sync::Arc;
