@@ -5,41 +5,18 @@
 //! a report. Nothing here does I/O beyond what the file source does.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Serialize;
 
+pub use crate::plan::{FileChange, FileStatus};
+pub use crate::resolve::{MatchMode, OnConflict};
+
 use crate::error::{EditError, ErrorKind};
 use crate::model::{Edit, EditBatch, Format};
 use crate::parse;
-use crate::plan::TextEdits;
 use crate::resolve::{self, FileResult, ResolveConfig};
-use crate::workspace::{FileSource, PathError, SourceText, WorkspacePath};
-
-/// How tolerant matching is (`--match`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MatchMode {
-    /// Every pass of `FORMATS.md` §3 (fuzzy only with a threshold).
-    #[default]
-    Tolerant,
-    /// Exact matches only (seed 001's strict mode).
-    Exact,
-}
-
-/// What to do when the buffer changed since the LLM's snapshot (`~M`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum OnConflict {
-    /// Three-way merge; overlapping changes are a `conflict` error.
-    #[default]
-    Merge,
-    /// Any `~M` file is a `conflict` error.
-    Refuse,
-    /// The LLM's result replaces the buffer.
-    Overwrite,
-}
+use crate::workspace::{FileSource, PathError, WorkspacePath};
 
 /// Settings of one run.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -71,59 +48,6 @@ impl Default for Options {
     }
 }
 
-/// What happens to one file (the report's `status`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub enum FileStatus {
-    /// Modified (`M`).
-    #[serde(rename = "M")]
-    Modified,
-    /// Added (`A`).
-    #[serde(rename = "A")]
-    Added,
-    /// Deleted (`D`).
-    #[serde(rename = "D")]
-    Deleted,
-    /// Renamed (`R`), possibly edited too.
-    #[serde(rename = "R")]
-    Renamed,
-    /// Modified, merged with unsaved local changes (`~M`).
-    #[serde(rename = "~M")]
-    Merged,
-}
-
-impl FileStatus {
-    /// The report letter(s).
-    pub fn code(self) -> &'static str {
-        match self {
-            FileStatus::Modified => "M",
-            FileStatus::Added => "A",
-            FileStatus::Deleted => "D",
-            FileStatus::Renamed => "R",
-            FileStatus::Merged => "~M",
-        }
-    }
-}
-
-/// The planned change of one file.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FileChange {
-    /// The file's path after the change (the new path for a rename).
-    pub path: WorkspacePath,
-    /// For a rename, the old path.
-    pub from: Option<WorkspacePath>,
-    /// What happens.
-    pub status: FileStatus,
-    /// The text before (`None` for a new file), with its encoding/version.
-    pub before: Option<Arc<SourceText>>,
-    /// The text after (`None` for a delete).
-    pub after: Option<String>,
-    /// Minimal, sorted, disjoint edits of `before.text` giving `after`
-    /// (empty for creates and deletes).
-    pub edits: TextEdits,
-    /// The payload edits (1-based indices) that make this change.
-    pub edit_indices: Vec<usize>,
-}
-
 /// Everything a run found.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Outcome {
@@ -142,6 +66,16 @@ impl Outcome {
     /// True when the changes may be written: nothing failed, or `partial`.
     pub fn applicable(&self, options: &Options) -> bool {
         self.errors.is_empty() || options.partial
+    }
+}
+
+/// The matching settings of a run.
+pub fn resolve_config(options: &Options) -> ResolveConfig {
+    ResolveConfig {
+        match_mode: options.match_mode,
+        fuzzy: options.fuzzy.filter(|t| *t > 0.0 && *t < 1.0),
+        fuzzy_deadline: options.fuzzy_deadline,
+        on_conflict: options.on_conflict,
     }
 }
 
@@ -185,7 +119,7 @@ pub fn plan_batch(
         }
     }
 
-    let config = ResolveConfig::from_options(options);
+    let config = resolve_config(options);
     let mut files = Vec::new();
     for (path, edits) in by_file {
         match resolve::resolve_file(&path, &edits, source, &config) {

@@ -7,7 +7,11 @@
 
 use std::ops::Range;
 
+use std::sync::Arc;
+
 use serde::Serialize;
+
+use crate::workspace::{SourceText, WorkspacePath};
 
 /// Replace `range` (UTF-8 byte offsets into the original text) by `text`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -160,6 +164,59 @@ fn common_line_suffix(a: &str, b: &str) -> usize {
         }
     }
     last_boundary
+}
+
+/// What happens to one file (the report's `status`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum FileStatus {
+    /// Modified (`M`).
+    #[serde(rename = "M")]
+    Modified,
+    /// Added (`A`).
+    #[serde(rename = "A")]
+    Added,
+    /// Deleted (`D`).
+    #[serde(rename = "D")]
+    Deleted,
+    /// Renamed (`R`), possibly edited too.
+    #[serde(rename = "R")]
+    Renamed,
+    /// Modified, merged with unsaved local changes (`~M`).
+    #[serde(rename = "~M")]
+    Merged,
+}
+
+impl FileStatus {
+    /// The report letter(s).
+    pub fn code(self) -> &'static str {
+        match self {
+            FileStatus::Modified => "M",
+            FileStatus::Added => "A",
+            FileStatus::Deleted => "D",
+            FileStatus::Renamed => "R",
+            FileStatus::Merged => "~M",
+        }
+    }
+}
+
+/// The planned change of one file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FileChange {
+    /// The file's path after the change (the new path for a rename).
+    pub path: WorkspacePath,
+    /// For a rename, the old path.
+    pub from: Option<WorkspacePath>,
+    /// What happens.
+    pub status: FileStatus,
+    /// The text before (`None` for a new file), with its encoding/version.
+    pub before: Option<Arc<SourceText>>,
+    /// The text after (`None` for a delete).
+    pub after: Option<String>,
+    /// Minimal, sorted, disjoint edits of `before.text` giving `after`
+    /// (empty for creates and deletes).
+    pub edits: TextEdits,
+    /// The payload edits (1-based indices) that make this change.
+    pub edit_indices: Vec<usize>,
 }
 
 #[cfg(test)]

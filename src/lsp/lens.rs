@@ -15,7 +15,7 @@ use crate::error::{EditError, ErrorKind};
 use crate::lsp::position::PositionEncoding;
 use crate::lsp::proto::TextPositions;
 use crate::model::Edit;
-use crate::resolve::{self, FileResult, ResolveConfig};
+use crate::resolve::{self, FileResult};
 use crate::workspace::{FileSource, WorkspacePath};
 
 /// The lens of one edit block of a response.
@@ -122,7 +122,7 @@ fn edit_line(
         return first_changed_line(change);
     }
     let path = change.from.as_ref().unwrap_or(&change.path);
-    let config = ResolveConfig::from_options(options);
+    let config = crate::engine::resolve_config(options);
     match resolve::resolve_file(path, &[edit], source, &config) {
         FileResult::Changed(alone) => alone
             .iter()

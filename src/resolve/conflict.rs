@@ -10,7 +10,8 @@
 use std::sync::Arc;
 
 use super::{resolve_text, FileResult, ResolveConfig};
-use crate::engine::{FileChange, FileStatus, OnConflict};
+use super::OnConflict;
+use crate::plan::{FileChange, FileStatus};
 use crate::error::{EditError, ErrorKind, LineRange};
 use crate::merge::{self, MergeOutcome};
 use crate::model::Edit;

@@ -1,20 +1,31 @@
-//! Locating a search in the current text of a file: the passes in order,
-//! the first pass with any candidate decides, one candidate wins, a line
-//! hint may pick among several, and otherwise the search is ambiguous.
+//! Locating a search in the current text of a file (`FORMATS.md` §3): the
+//! passes in order, the first pass with any candidate decides, one
+//! candidate wins, a line hint may pick among several, and otherwise the
+//! search is ambiguous. What a match writes comes from
+//! [`replacement::Build`], which refuses when the payload admits two
+//! readings that give different text.
 
 use std::ops::Range;
 use std::time::Instant;
 
 use super::doc::Doc;
-use super::passes::{self, fuzzy, substring, Lines, Pass};
-use super::replacement;
+use super::indent::{self, Style};
+use super::line_numbers;
+use super::passes::{self, boundary_prefix, fuzzy, substring, Lines, Pass};
+use super::replacement::{Build, Undecided};
 use super::ResolveConfig;
-use crate::engine::MatchMode;
-use crate::model::{MatchUnit, Replace};
+use super::MatchMode;
+use crate::model::{Format, MatchUnit, Replace};
 use crate::text::line_ending::LineEnding;
 
-/// How far (in lines) a hint reaches to pick the nearest candidate.
-pub const HINT_REACH: usize = 40;
+/// A hint picks the candidate within this many lines of it...
+pub const HINT_NEAR: usize = 10;
+/// ...when no other candidate is within this many lines of it.
+pub const HINT_CLEAR: usize = 100;
+
+/// How much better (similarity) a fuzzy window must be than any other
+/// window that does not overlap it.
+pub const FUZZY_MARGIN: f64 = 0.05;
 
 /// One place a search resolved to, in current byte offsets.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,6 +43,15 @@ pub enum Miss {
     NotFound { near: Option<Near> },
     /// Several candidates in the deciding pass: their first and last lines.
     Ambiguous { candidates: Vec<Range<usize>> },
+    /// One place, but what to write there is not determined.
+    Undecided { lines: Range<usize>, why: Undecided },
+    /// A string tool's text matches a fragment of a line that may also be
+    /// the line cut short: the two readings write different text.
+    FragmentOrLine {
+        lines: Range<usize>,
+        fragment: String,
+        whole: String,
+    },
 }
 
 /// The closest near-match of a search that was not found.
@@ -51,6 +71,8 @@ pub struct Locator<'a> {
     pub config: &'a ResolveConfig,
     /// The file's line ending.
     pub line_ending: LineEnding,
+    /// The file's indentation style.
+    pub style: Style,
 }
 
 /// A search split into lines (without terminators).
@@ -67,6 +89,38 @@ pub fn split_lines(text: &str, unit: MatchUnit) -> Vec<&str> {
                     .collect()
             }
         }
+    }
+}
+
+/// Where a byte range sits among the lines of a text.
+struct Span {
+    /// Offset of the first line's start.
+    line_start: usize,
+    /// Offset just after the last line's content (before its terminator).
+    content_end: usize,
+}
+
+fn span_of(len: usize, byte: impl Fn(usize) -> u8, m: &Range<usize>) -> Span {
+    let mut line_start = m.start;
+    while line_start > 0 && byte(line_start - 1) != b'\n' {
+        line_start -= 1;
+    }
+    let mut content_end;
+    if m.end > m.start && byte(m.end - 1) == b'\n' {
+        // The match ends with its line's newline.
+        content_end = m.end - 1;
+    } else {
+        content_end = m.end;
+        while content_end < len && byte(content_end) != b'\n' {
+            content_end += 1;
+        }
+    }
+    if content_end > line_start && byte(content_end - 1) == b'\r' {
+        content_end -= 1;
+    }
+    Span {
+        line_start,
+        content_end: content_end.max(m.start),
     }
 }
 
@@ -99,6 +153,7 @@ impl Locator<'_> {
         &self,
         doc: &Doc,
         r: &Replace,
+        format: Format,
         orig_hits: &[usize],
         hint: Option<usize>,
     ) -> Result<Vec<Located>, Miss> {
@@ -112,75 +167,85 @@ impl Locator<'_> {
                 |m| lines.get().index.line_of(m.start),
                 |m| line_span(&lines.get().index, m),
             )?;
-            return Ok(chosen
+            return chosen
                 .into_iter()
-                .map(|m| self.exact_replacement(doc, r, m))
-                .collect());
+                .map(|m| {
+                    self.exact_replacement(doc.len(), |i| doc.byte_at(i), |a| doc.slice(a), r, m.clone())
+                        .map_err(|e| at_lines(e, line_span(&lines.get().index, &m)))
+                })
+                .collect();
         }
-        self.locate_tolerant(doc.text(), r, hint, true)
+        self.locate_tolerant(doc.text(), r, format, hint)
     }
 
-    /// The tolerant passes (2-7) over the materialized text, then the
-    /// re-tries without blank boundary lines and without line numbers.
+    /// Passes 2-6 over the materialized text, the search as written, then
+    /// without line numbers, then without blank boundary lines; fuzzy last.
     fn locate_tolerant(
         &self,
         text: &str,
         r: &Replace,
+        format: Format,
         hint: Option<usize>,
-        retry: bool,
     ) -> Result<Vec<Located>, Miss> {
         let lines = Lines::new(text);
-        let search = split_lines(&r.search, r.unit);
-        let replace = split_lines(&r.replace, r.unit);
-        let mut result = self.line_passes(&lines, &search, &replace, r, hint);
-        if matches!(result, Err(Miss::NotFound { .. }))
-            && r.unit == MatchUnit::Lines
-            && self.tolerant()
-        {
-            result = self.raw_substring(text, r, hint);
-        }
-        if !retry || !matches!(result, Err(Miss::NotFound { .. })) {
-            return result;
-        }
-        for alt in [
-            without_blank_boundaries(r),
-            r.without_line_numbers.as_ref().map(|(s, p)| Replace {
-                search: s.clone(),
-                replace: p.clone(),
+        let mut variants = vec![r.clone()];
+        let unnumbered = r
+            .without_line_numbers
+            .clone()
+            .or_else(|| line_numbers::strip(&r.search, &r.replace))
+            .map(|(search, replace)| Replace {
+                search,
+                replace,
                 without_line_numbers: None,
                 ..r.clone()
-            }),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            let exact = self.exact_in_text(text, &alt);
-            let again = if exact.is_empty() {
-                self.locate_tolerant(text, &alt, hint, false)
-            } else {
-                choose(
-                    exact,
-                    alt.replace_all,
-                    hint,
-                    |m| lines.index.line_of(m.start),
-                    |m| line_span(&lines.index, m),
-                )
-                .map(|ms| {
-                    ms.into_iter()
-                        .map(|m| self.exact_replacement_in(text, &alt, m))
-                        .collect()
-                })
-            };
-            if !matches!(again, Err(Miss::NotFound { .. })) {
-                return again;
+            });
+        variants.extend(unnumbered.clone());
+        let blankless: Vec<Replace> = variants.iter().filter_map(without_blank_boundaries).collect();
+        variants.extend(blankless);
+        for (k, v) in variants.iter().enumerate() {
+            if k > 0 {
+                let exact = self.exact_in_text(text, v);
+                if !exact.is_empty() {
+                    let chosen = choose(
+                        exact,
+                        v.replace_all,
+                        hint,
+                        |m| lines.index.line_of(m.start),
+                        |m| line_span(&lines.index, m),
+                    )?;
+                    let bytes = text.as_bytes();
+                    return chosen
+                        .into_iter()
+                        .map(|m| {
+                            self.exact_replacement(text.len(), |i| bytes[i], |a| text[a].to_string(), v, m.clone())
+                                .map_err(|e| at_lines(e, line_span(&lines.index, &m)))
+                        })
+                        .collect();
+                }
+            }
+            if !self.tolerant() {
+                continue;
+            }
+            match self.line_passes(&lines, v, hint) {
+                Err(Miss::NotFound { .. }) => {}
+                other => return other,
+            }
+            if format == Format::FindReplace {
+                match self.raw_substring(&lines, v, hint) {
+                    Err(Miss::NotFound { .. }) => {}
+                    other => return other,
+                }
             }
         }
-        match result {
-            Err(Miss::NotFound { .. }) => Err(Miss::NotFound {
-                near: self.nearest(&lines, &search),
-            }),
-            other => other,
+        // Fuzzy matching never sees line-number prefixes.
+        let fuzzy_on = unnumbered.as_ref().unwrap_or(r);
+        if let Some(result) = self.fuzzy(&lines, fuzzy_on, hint) {
+            return result;
         }
+        let search = split_lines(&fuzzy_on.search, r.unit);
+        Err(Miss::NotFound {
+            near: self.nearest(&lines, &search),
+        })
     }
 
     fn tolerant(&self) -> bool {
@@ -201,25 +266,21 @@ impl Locator<'_> {
     }
 
     /// The candidates of a whole-line search over a materialized text: the
-    /// first pass (exact, then 2-5, then fuzzy) with any, as start lines.
+    /// first of the passes exact, 2-5 with any, as start lines (fuzzy is
+    /// never a candidate for anchors and hunks: they are located exactly
+    /// or tolerantly, and refused otherwise).
     pub fn line_candidates(&self, lines: &Lines, search: &[&str]) -> Option<(Pass, Vec<usize>)> {
-        self.first_pass_with_candidates(lines, search, Pass::Exact, None)
-    }
-
-    /// Runs the line passes from `from` on (exact, 2-5, fuzzy) and returns
-    /// the first one with any candidate. With a `hint`, fuzzy matching looks
-    /// within the hint's reach first: the hint would pick a candidate there
-    /// over any farther one.
-    fn first_pass_with_candidates(
-        &self,
-        lines: &Lines,
-        search: &[&str],
-        from: Pass,
-        hint: Option<usize>,
-    ) -> Option<(Pass, Vec<usize>)> {
         if search.is_empty() {
             return None;
         }
+        self.line_pass_order().into_iter().find_map(|pass| {
+            let starts = passes::find_line_pass(pass, lines, search);
+            (!starts.is_empty()).then_some((pass, starts))
+        })
+    }
+
+    /// The line passes in order (exact, then 2-5 when tolerant).
+    pub fn line_pass_order(&self) -> Vec<Pass> {
         let mut passes = vec![Pass::Exact];
         if self.tolerant() {
             passes.extend([
@@ -229,27 +290,7 @@ impl Locator<'_> {
                 Pass::Unicode,
             ]);
         }
-        for pass in passes.into_iter().filter(|p| *p >= from) {
-            let starts = passes::find_line_pass(pass, lines, search);
-            if !starts.is_empty() {
-                return Some((pass, starts));
-            }
-        }
-        let (MatchMode::Tolerant, Some(threshold)) = (self.config.match_mode, self.config.fuzzy)
-        else {
-            return None;
-        };
-        let deadline = Instant::now() + self.config.fuzzy_deadline;
-        let near_hint = hint.map(|h| {
-            let reach = h.saturating_sub(HINT_REACH)..h + HINT_REACH + 1;
-            fuzzy::find_near(lines, search, threshold, deadline, reach)
-        });
-        let scan = match near_hint {
-            Some(scan) if !scan.candidates.is_empty() => scan,
-            _ => fuzzy::find(lines, search, threshold, deadline),
-        };
-        let starts: Vec<usize> = scan.candidates.iter().map(|c| c.start).collect();
-        (!starts.is_empty()).then_some((Pass::Fuzzy, starts))
+        passes
     }
 
     /// The replacement of file lines `m` matched by `pass`.
@@ -260,17 +301,40 @@ impl Locator<'_> {
         replace: &[&str],
         pass: Pass,
         m: Range<usize>,
-    ) -> Located {
+    ) -> Result<Located, Miss> {
         let file: Vec<&str> = m.clone().map(|i| lines.line(i)).collect();
-        let new_lines = replacement::build(pass, &file, search, replace);
+        let new_lines = self.build(pass, &file, search, replace, m.clone())?;
         let range = lines.index.start(m.start)..lines.index.start(m.end);
-        self.lines_replacement(lines.text, range, &new_lines, false)
+        Ok(self.lines_replacement(lines.text, range, &new_lines))
+    }
+
+    /// What `pass` writes over `file` lines (current lines `at`).
+    fn build(
+        &self,
+        pass: Pass,
+        file: &[&str],
+        search: &[&str],
+        replace: &[&str],
+        at: Range<usize>,
+    ) -> Result<Vec<String>, Miss> {
+        Build {
+            pass,
+            file,
+            search,
+            replace,
+            style: self.style,
+        }
+        .lines()
+        .map_err(|why| Miss::Undecided {
+            lines: at.start..at.end.saturating_sub(1).max(at.start),
+            why,
+        })
     }
 
     /// Exact lines `new_lines` in place of file lines `m`, as written.
     pub fn replace_lines(&self, lines: &Lines, m: Range<usize>, new_lines: &[String]) -> Located {
         let range = lines.index.start(m.start)..lines.index.start(m.end);
-        self.lines_replacement(lines.text, range, new_lines, false)
+        self.lines_replacement(lines.text, range, new_lines)
     }
 
     /// Public form of the near-match search.
@@ -278,169 +342,313 @@ impl Locator<'_> {
         self.nearest(lines, search)
     }
 
-    /// Passes 2-5 and 7, line by line.
-    fn line_passes(
-        &self,
-        lines: &Lines,
-        search: &[&str],
-        replace: &[&str],
-        r: &Replace,
-        hint: Option<usize>,
-    ) -> Result<Vec<Located>, Miss> {
-        match self.first_pass_with_candidates(lines, search, Pass::TrailingWhitespace, hint) {
-            Some((pass, starts)) => {
-                self.finish_line_match(lines, search, replace, r, hint, pass, starts)
+    /// Passes 2-5, line by line.
+    fn line_passes(&self, lines: &Lines, r: &Replace, hint: Option<usize>) -> Result<Vec<Located>, Miss> {
+        let search = split_lines(&r.search, r.unit);
+        let replace = split_lines(&r.replace, r.unit);
+        if search.is_empty() {
+            return Err(Miss::NotFound { near: None });
+        }
+        for pass in [
+            Pass::TrailingWhitespace,
+            Pass::Trimmed,
+            Pass::BoundaryPrefix,
+            Pass::Unicode,
+        ] {
+            let starts = passes::find_line_pass(pass, lines, &search);
+            if starts.is_empty() {
+                continue;
             }
-            None => Err(Miss::NotFound { near: None }),
+            let n = search.len();
+            let ranges: Vec<Range<usize>> = starts.into_iter().map(|s| s..s + n).collect();
+            let chosen = choose(ranges, r.replace_all, hint, |m| m.start, |m| m.start..m.end - 1)?;
+            return chosen
+                .into_iter()
+                .map(|m| {
+                    let file: Vec<&str> = m.clone().map(|i| lines.line(i)).collect();
+                    let new_lines = self.build(pass, &file, &search, &replace, m.clone())?;
+                    Ok(match r.unit {
+                        MatchUnit::Lines => {
+                            let range = lines.index.start(m.start)..lines.index.start(m.end);
+                            self.lines_replacement(lines.text, range, &new_lines)
+                        }
+                        MatchUnit::Substring => self.substring_lines(lines, m, &new_lines, r),
+                    })
+                })
+                .collect();
+        }
+        Err(Miss::NotFound { near: None })
+    }
+
+    /// A string tool's whole-line match written as the literal replace of
+    /// its text would be: the old text covers the lines' content, and their
+    /// last terminator only when it ended with a newline; the new text ends
+    /// with one only when `new_string` does.
+    fn substring_lines(&self, lines: &Lines, m: Range<usize>, new_lines: &[String], r: &Replace) -> Located {
+        let start = lines.index.start(m.start);
+        let last = m.end - 1;
+        let content_end = lines.index.start(last) + lines.line(last).len();
+        let end = if r.search.ends_with('\n') {
+            lines.index.start(m.end)
+        } else {
+            content_end
+        };
+        let le = self.line_ending.as_str();
+        let mut text = new_lines.join(le);
+        if r.replace.ends_with('\n') {
+            text.push_str(le);
+        }
+        Located {
+            range: start..end.max(start),
+            text,
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn finish_line_match(
-        &self,
-        lines: &Lines,
-        search: &[&str],
-        replace: &[&str],
-        r: &Replace,
-        hint: Option<usize>,
-        pass: Pass,
-        starts: Vec<usize>,
-    ) -> Result<Vec<Located>, Miss> {
-        let n = search.len();
-        let ranges: Vec<Range<usize>> = starts.into_iter().map(|s| s..s + n).collect();
-        let chosen = choose(
-            ranges,
-            r.replace_all,
-            hint,
-            |m| m.start,
-            |m| m.start..m.end - 1,
-        )?;
-        Ok(chosen
-            .into_iter()
-            .map(|m| {
-                let file: Vec<&str> = m.clone().map(|i| lines.line(i)).collect();
-                let new_lines = replacement::build(pass, &file, search, replace);
-                let range = lines.index.start(m.start)..lines.index.start(m.end);
-                self.lines_replacement(
-                    lines.text,
-                    range,
-                    &new_lines,
-                    r.unit == MatchUnit::Substring
-                        && !r.replace.ends_with('\n')
-                        && r.search.ends_with('\n'),
-                )
-            })
-            .collect())
-    }
-
-    /// Pass 6: the search as a raw substring (block formats only).
-    fn raw_substring(
-        &self,
-        text: &str,
-        r: &Replace,
-        hint: Option<usize>,
-    ) -> Result<Vec<Located>, Miss> {
-        let needle = self
-            .line_ending
-            .apply(r.search.strip_suffix('\n').unwrap_or(&r.search));
-        let replace = self
-            .line_ending
-            .apply(r.replace.strip_suffix('\n').unwrap_or(&r.replace));
+    /// Pass 6 (`find_replace` only): the search as a raw substring. A match
+    /// that starts a line but ends inside one (or the reverse) may be the
+    /// line cut short: that reading is refused, not guessed.
+    fn raw_substring(&self, lines: &Lines, r: &Replace, hint: Option<usize>) -> Result<Vec<Located>, Miss> {
+        let text = lines.text;
+        let needle = self.line_ending.apply(r.search.strip_suffix('\n').unwrap_or(&r.search));
+        let replace = self.line_ending.apply(r.replace.strip_suffix('\n').unwrap_or(&r.replace));
         let hits = substring::find(text, &needle);
         if hits.is_empty() {
             return Err(Miss::NotFound { near: None });
         }
-        let index = crate::text::lines::LineIndex::new(text);
         let ranges: Vec<Range<usize>> = hits.into_iter().map(|s| s..s + needle.len()).collect();
         let chosen = choose(
             ranges,
             r.replace_all,
             hint,
-            |m| index.line_of(m.start),
-            |m| line_span(&index, m),
+            |m| lines.index.line_of(m.start),
+            |m| line_span(&lines.index, m),
         )?;
-        Ok(chosen
-            .into_iter()
-            .map(|m| Located {
-                range: m,
-                text: replace.clone(),
-            })
-            .collect())
-    }
-
-    /// The replacement of an exact match on the piece table.
-    fn exact_replacement(&self, doc: &Doc, r: &Replace, m: Range<usize>) -> Located {
-        match r.unit {
-            MatchUnit::Substring => self.widened_substring(|i| doc.byte_at(i), r, m),
-            MatchUnit::Lines => {
-                let end = line_end_after(doc.len(), |i| doc.byte_at(i), m.end);
-                let new_lines: Vec<&str> = r.replace.lines().collect();
-                let new_lines: Vec<String> = new_lines.iter().map(|s| s.to_string()).collect();
-                self.lines_replacement_with(
-                    doc.len(),
-                    |i| doc.byte_at(i),
-                    m.start..end,
-                    &new_lines,
-                    false,
-                )
-            }
-        }
-    }
-
-    /// The replacement of an exact match on a materialized text.
-    fn exact_replacement_in(&self, text: &str, r: &Replace, m: Range<usize>) -> Located {
         let bytes = text.as_bytes();
-        match r.unit {
-            MatchUnit::Substring => self.widened_substring(|i| bytes[i], r, m),
-            MatchUnit::Lines => {
-                let end = line_end_after(text.len(), |i| bytes[i], m.end);
-                let new_lines: Vec<String> = r.replace.lines().map(str::to_string).collect();
-                self.lines_replacement(text, m.start..end, &new_lines, false)
-            }
-        }
+        chosen
+            .into_iter()
+            .map(|m| {
+                let span = span_of(text.len(), |i| bytes[i], &m);
+                let starts_line = text[span.line_start..m.start].trim().is_empty();
+                let ends_line = m.end >= span.content_end;
+                if starts_line != ends_line {
+                    let line = lines.index.line_of(m.start);
+                    let last = lines.index.line_of(m.end.saturating_sub(1).max(m.start));
+                    let whole = format!("{}{}", &text[span.line_start..m.start], replace);
+                    let fragment = format!(
+                        "{}{}{}",
+                        &text[span.line_start..m.start],
+                        replace,
+                        &text[m.end..span.content_end]
+                    );
+                    return Err(Miss::FragmentOrLine {
+                        lines: line..last,
+                        fragment,
+                        whole,
+                    });
+                }
+                Ok(Located {
+                    range: m,
+                    text: replace.clone(),
+                })
+            })
+            .collect()
     }
 
-    /// A substring replacement, widened to the line start when the model
-    /// dropped the indentation from `old_string` only (`FORMATS.md` §3).
-    fn widened_substring(
+    /// Pass 7, when a threshold is set: the one window clearly closest to
+    /// the search, its lines paired one to one with the search's.
+    fn fuzzy(&self, lines: &Lines, r: &Replace, hint: Option<usize>) -> Option<Result<Vec<Located>, Miss>> {
+        let (MatchMode::Tolerant, Some(threshold)) = (self.config.match_mode, self.config.fuzzy) else {
+            return None;
+        };
+        let search = split_lines(&r.search, r.unit);
+        let replace = split_lines(&r.replace, r.unit);
+        if search.is_empty() || line_numbers::numbered(&r.search) {
+            return None;
+        }
+        let deadline = Instant::now() + self.config.fuzzy_deadline;
+        let scan = fuzzy::find(lines, &search, threshold, deadline);
+        if scan.candidates.is_empty() {
+            return None;
+        }
+        let n = search.len();
+        let ranges: Vec<Range<usize>> = scan.candidates.iter().map(|c| c.start..c.start + n).collect();
+        let chosen = match choose(ranges, r.replace_all, hint, |m| m.start, |m| m.start..m.end - 1) {
+            Ok(c) => c,
+            Err(miss) => return Some(Err(miss)),
+        };
+        if !r.replace_all {
+            let best = scan.candidates.iter().find(|c| c.start == chosen[0].start).copied()?;
+            // A window nearly as close elsewhere: the search does not pin one.
+            let rivals = fuzzy::find(lines, &search, (best.similarity - FUZZY_MARGIN).max(0.0), deadline);
+            let others: Vec<Range<usize>> = rivals
+                .candidates
+                .iter()
+                .filter(|c| c.start + n <= best.start || c.start >= best.start + n)
+                .map(|c| c.start..c.start + n - 1)
+                .collect();
+            if !others.is_empty() {
+                let mut candidates = vec![best.start..best.start + n - 1];
+                candidates.extend(others);
+                candidates.sort_by_key(|c| c.start);
+                return Some(Err(Miss::Ambiguous { candidates }));
+            }
+        }
+        Some(
+            chosen
+                .into_iter()
+                .map(|m| {
+                    let file: Vec<&str> = m.clone().map(|i| lines.line(i)).collect();
+                    // Lines are paired by position: only when each pair is
+                    // plainly the same line (no line inserted or dropped).
+                    if !fuzzy::pairs_line_by_line(&file, &search) {
+                        return Err(Miss::NotFound {
+                            near: self.nearest(lines, &search),
+                        });
+                    }
+                    let new_lines = self.build(Pass::Fuzzy, &file, &search, &replace, m.clone())?;
+                    Ok(match r.unit {
+                        MatchUnit::Lines => {
+                            let range = lines.index.start(m.start)..lines.index.start(m.end);
+                            self.lines_replacement(lines.text, range, &new_lines)
+                        }
+                        MatchUnit::Substring => self.substring_lines(lines, m, &new_lines, r),
+                    })
+                })
+                .collect(),
+        )
+    }
+
+    /// The replacement of an exact match (`byte`/`slice` read the text).
+    fn exact_replacement(
         &self,
+        len: usize,
         byte: impl Fn(usize) -> u8,
+        slice: impl Fn(Range<usize>) -> String,
         r: &Replace,
         m: Range<usize>,
-    ) -> Located {
-        let new_indented = r.replace.starts_with([' ', '\t']);
-        let old_indented = r.search.starts_with([' ', '\t']);
-        let mut start = m.start;
-        if new_indented && !old_indented {
-            let mut s = m.start;
-            while s > 0 && matches!(byte(s - 1), b' ' | b'\t') {
-                s -= 1;
+    ) -> Result<Located, Miss> {
+        match r.unit {
+            MatchUnit::Lines => {
+                let end = line_end_after(len, &byte, m.end);
+                let search = split_lines(&r.search, MatchUnit::Lines);
+                let replace = split_lines(&r.replace, MatchUnit::Lines);
+                let new_lines = self.exact_lines(&search, &replace)?;
+                Ok(self.lines_replacement_with(len, byte, m.start..end, &new_lines))
             }
-            if s < m.start && (s == 0 || byte(s - 1) == b'\n') {
-                start = s;
-            }
-        }
-        Located {
-            range: start..m.end,
-            text: self.line_ending.apply(&r.replace),
+            MatchUnit::Substring => self.exact_substring(len, byte, slice, r, m),
         }
     }
 
-    fn lines_replacement(
+    /// The lines an exact whole-line match writes: the replacement as
+    /// written, in the file's indentation style when the payload uses the
+    /// other one.
+    fn exact_lines(&self, search: &[&str], replace: &[&str]) -> Result<Vec<String>, Miss> {
+        let lines = search.iter().chain(replace).copied();
+        if !indent::other_style(self.style, lines) {
+            return Ok(replace.iter().map(|l| l.to_string()).collect());
+        }
+        Build {
+            pass: Pass::Exact,
+            file: search,
+            search,
+            replace,
+            style: self.style,
+        }
+        .lines()
+        .map_err(|why| Miss::Undecided { lines: 0..0, why })
+    }
+
+    /// A string tool's exact match (`FORMATS.md` §3): whole lines as they
+    /// are; a match that starts after a line's indentation and ends at a
+    /// line end is whole lines (widened, re-indented line by line); a match
+    /// that starts a line and ends inside one is the text or the line cut
+    /// short — applied only when both readings write the same.
+    fn exact_substring(
         &self,
-        text: &str,
-        range: Range<usize>,
-        new_lines: &[String],
-        drop_last_terminator: bool,
-    ) -> Located {
+        len: usize,
+        byte: impl Fn(usize) -> u8,
+        slice: impl Fn(Range<usize>) -> String,
+        r: &Replace,
+        m: Range<usize>,
+    ) -> Result<Located, Miss> {
+        let literal = Located {
+            range: m.clone(),
+            text: self.exact_substring_text(r),
+        };
+        if m.is_empty() {
+            return Ok(literal);
+        }
+        let span = span_of(len, &byte, &m);
+        let before = slice(span.line_start..m.start);
+        let starts_line = before.trim().is_empty();
+        if !starts_line {
+            return Ok(literal);
+        }
+        let ends_line = m.end >= span.content_end;
+        let region = slice(span.line_start..span.content_end);
+        let file: Vec<&str> = region.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
+        let search = split_lines(&r.search, MatchUnit::Substring);
+        let replace = split_lines(&r.replace, MatchUnit::Substring);
+        if search.len() != file.len() || search.is_empty() {
+            return Ok(literal);
+        }
+        let le = self.line_ending.as_str();
+        let as_lines = |pass: Pass| -> Result<Located, Miss> {
+            let new_lines = self.build(pass, &file, &search, &replace, 0..0)?;
+            let mut text = new_lines.join(le);
+            let end = if r.search.ends_with('\n') {
+                m.end
+            } else {
+                span.content_end
+            };
+            if r.replace.ends_with('\n') {
+                text.push_str(le);
+            }
+            Ok(Located {
+                range: span.line_start..end,
+                text,
+            })
+        };
+        if ends_line {
+            if before.is_empty() {
+                return Ok(literal);
+            }
+            // Indentation dropped from old_string: whole lines.
+            return as_lines(Pass::Trimmed);
+        }
+        // Ends inside a line: is the last line cut short?
+        let last = search.len() - 1;
+        let file_last = file[last].trim();
+        let cut = if last == 0 {
+            search[last].trim()
+        } else {
+            search[last].trim_start()
+        };
+        if !boundary_prefix::is_truncated_prefix(cut.trim_end(), file_last) {
+            return Ok(literal);
+        }
+        let whole = as_lines(Pass::BoundaryPrefix)?;
+        let literal_text = format!("{before}{}{}", literal.text, slice(m.end..span.content_end));
+        let whole_text = whole.text.strip_suffix(le).unwrap_or(&whole.text).to_string();
+        if literal_text == whole_text {
+            return Ok(literal);
+        }
+        Err(Miss::FragmentOrLine {
+            lines: 0..0,
+            fragment: literal_text,
+            whole: whole_text,
+        })
+    }
+
+    /// `new_string` in the file's line ending (and indentation style, when
+    /// the payload uses the other one).
+    fn exact_substring_text(&self, r: &Replace) -> String {
+        self.line_ending.apply(&r.replace)
+    }
+
+    fn lines_replacement(&self, text: &str, range: Range<usize>, new_lines: &[String]) -> Located {
         let bytes = text.as_bytes();
-        self.lines_replacement_with(
-            text.len(),
-            |i| bytes[i],
-            range,
-            new_lines,
-            drop_last_terminator,
-        )
+        self.lines_replacement_with(text.len(), |i| bytes[i], range, new_lines)
     }
 
     /// Whole lines `range` (terminator of the last included when it has
@@ -453,7 +661,6 @@ impl Locator<'_> {
         byte: impl Fn(usize) -> u8,
         range: Range<usize>,
         new_lines: &[String],
-        drop_last_terminator: bool,
     ) -> Located {
         let le = self.line_ending.as_str();
         let has_terminator = range.end > range.start && byte(range.end - 1) == b'\n';
@@ -463,7 +670,7 @@ impl Locator<'_> {
             text.push_str(le);
         }
         let mut start = range.start;
-        if !has_terminator && range.end == len && range.end > range.start || drop_last_terminator {
+        if !has_terminator && range.end == len && range.end > range.start {
             if text.ends_with(le) {
                 text.truncate(text.len() - le.len());
             } else if new_lines.is_empty() && start > 0 && byte(start - 1) == b'\n' {
@@ -500,9 +707,23 @@ impl Locator<'_> {
     }
 }
 
+/// A miss found on an exact match, placed at the match's lines.
+fn at_lines(miss: Miss, at: Range<usize>) -> Miss {
+    match miss {
+        Miss::Undecided { why, .. } => Miss::Undecided { lines: at, why },
+        Miss::FragmentOrLine { fragment, whole, .. } => Miss::FragmentOrLine {
+            lines: at,
+            fragment,
+            whole,
+        },
+        other => other,
+    }
+}
+
 /// Candidates → the chosen ones: all for `replace_all`, the only one, or
-/// the one a hint picks (exactly at the hint, else the nearest within
-/// [`HINT_REACH`] lines unless another is as near); else ambiguous.
+/// the one a hint picks (`FORMATS.md` §3 "Line hints": exactly at the hint,
+/// else the nearest when it is within [`HINT_NEAR`] lines and no other is
+/// within [`HINT_CLEAR`] lines); else ambiguous.
 pub fn choose<M: Clone>(
     candidates: Vec<M>,
     replace_all: bool,
@@ -523,8 +744,8 @@ pub fn choose<M: Clone>(
             .collect();
         by_distance.sort_by_key(|(d, _)| *d);
         if let [(d0, best), rest @ ..] = by_distance.as_slice() {
-            let tie = rest.first().is_some_and(|(d1, _)| d1 == d0);
-            if *d0 <= HINT_REACH && !tie {
+            let clear = rest.first().is_none_or(|(d1, _)| *d1 > HINT_CLEAR);
+            if *d0 <= HINT_NEAR && clear {
                 return Ok(vec![(*best).clone()]);
             }
         }
@@ -573,12 +794,9 @@ fn line_end_after(len: usize, byte: impl Fn(usize) -> u8, end: usize) -> usize {
 
 /// The search without its leading/trailing blank lines (and the
 /// replacement without the same blank lines), when it has any.
-fn without_blank_boundaries(r: &Replace) -> Option<Replace> {
-    if r.unit != MatchUnit::Lines {
-        return None;
-    }
-    let search: Vec<&str> = r.search.lines().collect();
-    let replace: Vec<&str> = r.replace.lines().collect();
+pub fn without_blank_boundaries(r: &Replace) -> Option<Replace> {
+    let search: Vec<&str> = split_lines(&r.search, r.unit);
+    let replace: Vec<&str> = split_lines(&r.replace, r.unit);
     let lead = search.iter().take_while(|l| l.trim().is_empty()).count();
     if lead == search.len() {
         return None;
@@ -604,9 +822,22 @@ fn without_blank_boundaries(r: &Replace) -> Option<Replace> {
         .min(trail)
         .min(replace.len() - rlead);
     let join = |ls: &[&str]| ls.iter().map(|l| format!("{l}\n")).collect::<String>();
+    let (search, replace) = (
+        join(&search[lead..search.len() - trail]),
+        join(&replace[rlead..replace.len() - rtrail]),
+    );
+    let (search, replace) = match r.unit {
+        MatchUnit::Lines => (search, replace),
+        // A string tool keeps its own final newlines.
+        MatchUnit::Substring => (
+            if r.search.ends_with('\n') { search } else { search.trim_end_matches('\n').to_string() },
+            if r.replace.ends_with('\n') { replace } else { replace.trim_end_matches('\n').to_string() },
+        ),
+    };
     Some(Replace {
-        search: join(&search[lead..search.len() - trail]),
-        replace: join(&replace[rlead..replace.len() - rtrail]),
+        search,
+        replace,
+        without_line_numbers: None,
         ..r.clone()
     })
 }

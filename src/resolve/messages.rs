@@ -4,6 +4,7 @@
 //! do`, with 1-based lines of the file as the user sees it.
 
 use crate::error::{EditError, ErrorKind, LineRange, NearMatch};
+use super::replacement::Undecided;
 use crate::model::{Edit, EditOp, Format, MatchUnit, Replace};
 
 /// Builds the errors of one file.
@@ -57,6 +58,48 @@ impl Messages<'_> {
         )
         .with_lines(firsts)
         .with_ranges(ranges.to_vec())
+    }
+
+    /// `ambiguous`: one place, but the payload reads two ways that write
+    /// different text there (`FORMATS.md` §3, "One reading or none").
+    pub fn undecided(&self, edit: &Edit, r: &Replace, at: LineRange, why: &Undecided) -> EditError {
+        let what = search_word(edit);
+        let readings = match why {
+            Undecided::Unit => "the payload is indented in the other style than the file (spaces for tabs or tabs for spaces) and its indentation width cannot be told from the lines it matched, so the new lines could land at different depths; write the lines with the file's own indentation".to_string(),
+            Undecided::Alignment => "lines repeat in the search and the replacement, and pairing them one way or the other keeps different file lines; add a line that is not repeated, or copy the lines exactly as they are in the file".to_string(),
+            Undecided::InsertedShift => "its indentation differs from the file's on some lines only, so the new lines could keep the indentation written or take the same shift; copy the search lines with the file's exact indentation".to_string(),
+            Undecided::Context(j) => {
+                let line = r.search.lines().nth(*j).unwrap_or("").trim();
+                format!("the line `{line}` differs from the file's line there, and it could be a copy with a mistake (keep the file's line) or the line as it should become (write it as given); copy that line exactly as it is in the file, and put any change in the replacement only")
+            }
+            Undecided::Negative => "the replacement's indentation cannot be carried over to the file (a line would go left of column 0); copy the search lines with the file's exact indentation".to_string(),
+        };
+        self.error(
+            ErrorKind::Ambiguous,
+            edit,
+            format!("edit {} in {}: {what} matches {at} but reads two ways: {readings}", edit.index, self.path),
+        )
+        .with_lines(vec![at.first])
+        .with_ranges(vec![at])
+    }
+
+    /// `ambiguous`: a string tool's text matches the start of a line, as
+    /// a fragment of it or as the whole line cut short.
+    pub fn fragment_or_line(&self, edit: &Edit, at: LineRange, fragment: &str, whole: &str) -> EditError {
+        let what = search_word(edit);
+        self.error(
+            ErrorKind::Ambiguous,
+            edit,
+            format!(
+                "edit {} in {}: {what} ends inside {at}: as a fragment of the line it gives `{}`, as the whole line cut short it gives `{}`; give the whole line in both old and new text",
+                edit.index,
+                self.path,
+                fragment.trim(),
+                whole.trim()
+            ),
+        )
+        .with_lines(vec![at.first])
+        .with_ranges(vec![at])
     }
 
     /// `not_found`, with the closest near-match when there is one.

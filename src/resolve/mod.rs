@@ -10,6 +10,8 @@
 
 pub mod conflict;
 pub mod doc;
+pub mod indent;
+pub mod line_numbers;
 pub mod locate;
 pub mod messages;
 pub mod passes;
@@ -20,9 +22,10 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
+use serde::Serialize;
 
-use crate::engine::{FileChange, FileStatus, MatchMode, OnConflict, Options};
 use crate::error::{EditError, ErrorKind};
+use crate::plan::{FileChange, FileStatus};
 use crate::model::{AnchoredRegion, Edit, EditOp, MatchUnit, Ordering, Replace};
 use crate::plan::TextEdits;
 use crate::text::line_ending::LineEnding;
@@ -32,6 +35,30 @@ use doc::Doc;
 use locate::{choose, split_lines, Located, Locator, Miss};
 use messages::Messages;
 use passes::Lines;
+
+/// How tolerant matching is (`--match`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MatchMode {
+    /// Every pass of `FORMATS.md` §3 (fuzzy only with a threshold).
+    #[default]
+    Tolerant,
+    /// Exact matches only (seed 001's strict mode).
+    Exact,
+}
+
+/// What to do when the buffer changed since the LLM's snapshot (`~M`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnConflict {
+    /// Three-way merge; overlapping changes are a `conflict` error.
+    #[default]
+    Merge,
+    /// Any `~M` file is a `conflict` error.
+    Refuse,
+    /// The LLM's result replaces the buffer.
+    Overwrite,
+}
 
 /// Matching settings derived from [`Options`].
 #[derive(Clone, Debug, PartialEq)]
@@ -44,19 +71,6 @@ pub struct ResolveConfig {
     pub fuzzy_deadline: std::time::Duration,
     /// What to do with a file changed since the LLM's snapshot.
     pub on_conflict: OnConflict,
-}
-
-impl ResolveConfig {
-    /// From the run options.
-    pub fn from_options(options: &Options) -> ResolveConfig {
-        let fuzzy = options.fuzzy.filter(|t| *t > 0.0 && *t < 1.0);
-        ResolveConfig {
-            match_mode: options.match_mode,
-            fuzzy,
-            fuzzy_deadline: options.fuzzy_deadline,
-            on_conflict: options.on_conflict,
-        }
-    }
 }
 
 /// What resolving one file's edits gives.
@@ -186,6 +200,7 @@ struct FileResolver<'o, 'c> {
     existed: bool,
     renamed_to: Option<WorkspacePath>,
     line_ending: LineEnding,
+    style: indent::Style,
     config: &'c ResolveConfig,
     /// Original hits of each sequential replace's exact needle, by edit index.
     orig_hits: std::collections::HashMap<usize, Vec<usize>>,
@@ -218,6 +233,7 @@ impl<'o, 'c> FileResolver<'o, 'c> {
             existed: exists,
             renamed_to: None,
             line_ending,
+            style: indent::Style::infer(original),
             config,
             orig_hits: Default::default(),
             shifts: Vec::new(),
@@ -236,6 +252,7 @@ impl<'o, 'c> FileResolver<'o, 'c> {
         Locator {
             config: self.config,
             line_ending: self.line_ending,
+            style: self.style,
         }
     }
 
@@ -463,7 +480,7 @@ impl<'o, 'c> FileResolver<'o, 'c> {
         }
         let hint = self.current_hint(r.line_hint);
         let hits = self.orig_hits.get(&edit.index).cloned().unwrap_or_default();
-        let result = self.locator().locate(&self.doc, r, &hits, hint);
+        let result = self.locator().locate(&self.doc, r, edit.format, &hits, hint);
         match result {
             Ok(located) => {
                 let track = self.tracks_hints();
@@ -487,6 +504,18 @@ impl<'o, 'c> FileResolver<'o, 'c> {
             Miss::Ambiguous { candidates } => {
                 let ranges = self.orig_lines(&candidates);
                 self.messages().ambiguous(edit, &ranges)
+            }
+            Miss::Undecided { lines, why } => {
+                let range = self.orig_lines(std::slice::from_ref(&lines))[0];
+                self.messages().undecided(edit, r, range, &why)
+            }
+            Miss::FragmentOrLine {
+                lines,
+                fragment,
+                whole,
+            } => {
+                let range = self.orig_lines(std::slice::from_ref(&lines))[0];
+                self.messages().fragment_or_line(edit, range, &fragment, &whole)
             }
             Miss::NotFound { near } => {
                 let near = near.map(|n| {
@@ -626,9 +655,11 @@ impl<'o, 'c> FileResolver<'o, 'c> {
         self.apply_located(all, track);
     }
 
-    /// Locates one diff hunk (context + removed lines) in the group's base.
-    /// Among several candidates: the `@@` context line, then a line hint,
-    /// then the first match after the previous hunk, picks one.
+    /// Locates one diff hunk (context + removed lines) in the group's base
+    /// (`FORMATS.md` §3): order is a constraint, never a tie-break — the
+    /// hunk must start at or after the end of the previous hunk and after
+    /// its `@@` context line; the first pass with a candidate there decides;
+    /// a line hint may pick among several; otherwise it is ambiguous.
     fn locate_hunk(
         &self,
         locator: &Locator,
@@ -652,86 +683,113 @@ impl<'o, 'c> FileResolver<'o, 'c> {
             _ => None,
         };
         if search.is_empty() {
-            // A hunk of only added lines: after its header, else at the end.
-            let at_line = header_line.map_or(lines.len(), |l| l + 1);
-            let text = self.doc.text();
-            let mut new = String::new();
-            let at = if at_line >= lines.len() {
-                text.len()
-            } else {
-                lines.index.start(at_line)
-            };
-            let needs_break = at == text.len() && !text.is_empty() && !text.ends_with('\n');
-            if needs_break {
-                new.push_str(self.line_ending.as_str());
-            }
-            for l in &replace {
-                new.push_str(l);
-                new.push_str(self.line_ending.as_str());
-            }
-            return Ok((
-                vec![Located {
-                    range: at..at,
-                    text: new,
-                }],
-                at_line,
-            ));
+            return Ok(self.pure_insertion(lines, header_line, &replace));
         }
-        let Some((pass, starts)) = locator.line_candidates(lines, &search) else {
-            let near = locator.near_match(lines, &search);
-            return Err(self.miss_error(edit, r, Miss::NotFound { near }));
+        let min_start = header_line.map_or(prev_end, |h| prev_end.max(h + 1));
+        let found = self.hunk_candidates(locator, lines, &search, r, min_start);
+        let (pass, search, replace, candidates) = match found {
+            Some(found) => found,
+            None => {
+                // The blank-edge retry (`FORMATS.md` §3), for hunks too.
+                let retry = locate::without_blank_boundaries(r);
+                let again = retry.as_ref().and_then(|alt| {
+                    let s = split_lines(&alt.search, MatchUnit::Lines);
+                    self.hunk_candidates(locator, lines, &s, alt, min_start)
+                });
+                match again {
+                    Some(found) => found,
+                    None => {
+                        let near = locator.near_match(lines, &search);
+                        return Err(self.miss_error(edit, r, Miss::NotFound { near }));
+                    }
+                }
+            }
         };
         let n = search.len();
-        let mut candidates: Vec<usize> = starts;
-        if r.at_end_of_file {
-            let at_end: Vec<usize> = candidates
-                .iter()
-                .copied()
-                .filter(|&s| s + n == lines.len())
-                .collect();
-            if !at_end.is_empty() {
-                candidates = at_end;
-            }
-        }
-        if candidates.len() > 1 {
-            if let Some(h) = header_line {
-                let after: Vec<usize> = candidates.iter().copied().filter(|&s| s > h).collect();
-                if let Some(&first) = after.first() {
-                    candidates = vec![first];
-                }
-            }
-        }
-        if candidates.len() > 1 {
-            if let Some(hint) = r.line_hint.and_then(|h| h.checked_sub(1)) {
-                if let Ok(one) = choose(
-                    candidates.clone(),
-                    false,
-                    Some(hint),
-                    |&s| s,
-                    |&s| s..s + n - 1,
-                ) {
-                    candidates = one;
-                }
-            }
-        }
-        if candidates.len() > 1 {
-            if let Some(&first) = candidates.iter().find(|&&s| s >= prev_end) {
-                candidates = vec![first];
-            }
-        }
-        if candidates.len() > 1 {
-            let ranges: Vec<Range<usize>> = candidates.iter().map(|&s| s..s + n - 1).collect();
-            return Err(self.miss_error(edit, r, Miss::Ambiguous { candidates: ranges }));
-        }
-        let start = candidates[0];
-        Ok((
-            vec![locator.build_at(lines, &search, &replace, pass, start..start + n)],
-            start + n,
-        ))
+        let chosen = choose(
+            candidates,
+            false,
+            r.line_hint.and_then(|h| h.checked_sub(1)),
+            |&s| s,
+            |&s| s..s + n - 1,
+        )
+        .map_err(|miss| self.miss_error(edit, r, miss))?;
+        let start = chosen[0];
+        let search: Vec<&str> = search.iter().map(String::as_str).collect();
+        let replace: Vec<&str> = replace.iter().map(String::as_str).collect();
+        let located = locator
+            .build_at(lines, &search, &replace, pass, start..start + n)
+            .map_err(|miss| self.miss_error(edit, r, miss))?;
+        Ok((vec![located], start + n))
     }
 
-    /// The unique line matching an `@@` header, at or after `from` if any
-    /// is, else anywhere.
+    /// The first pass with candidates at or after line `min_start` (and at
+    /// the end of the file for an `*** End of File` hunk), with the search
+    /// and replacement lines it matched.
+    #[allow(clippy::type_complexity)]
+    fn hunk_candidates(
+        &self,
+        locator: &Locator,
+        lines: &Lines,
+        search: &[&str],
+        r: &Replace,
+        min_start: usize,
+    ) -> Option<(passes::Pass, Vec<String>, Vec<String>, Vec<usize>)> {
+        let n = search.len();
+        let replace = split_lines(&r.replace, MatchUnit::Lines);
+        locator.line_pass_order().into_iter().find_map(|pass| {
+            let mut starts: Vec<usize> = passes::find_line_pass(pass, lines, search)
+                .into_iter()
+                .filter(|&s| s >= min_start)
+                .collect();
+            if r.at_end_of_file {
+                starts.retain(|&s| s + n == lines.len());
+            }
+            (!starts.is_empty()).then(|| {
+                (
+                    pass,
+                    search.iter().map(|l| l.to_string()).collect(),
+                    replace.iter().map(|l| l.to_string()).collect(),
+                    starts,
+                )
+            })
+        })
+    }
+
+    /// A hunk of only added lines: after its header, else at the end.
+    fn pure_insertion(
+        &self,
+        lines: &Lines,
+        header_line: Option<usize>,
+        replace: &[&str],
+    ) -> (Vec<Located>, usize) {
+        let at_line = header_line.map_or(lines.len(), |l| l + 1);
+        let text = lines.text;
+        let mut new = String::new();
+        let at = if at_line >= lines.len() {
+            text.len()
+        } else {
+            lines.index.start(at_line)
+        };
+        let needs_break = at == text.len() && !text.is_empty() && !text.ends_with('\n');
+        if needs_break {
+            new.push_str(self.line_ending.as_str());
+        }
+        for l in replace {
+            new.push_str(l);
+            new.push_str(self.line_ending.as_str());
+        }
+        (
+            vec![Located {
+                range: at..at,
+                text: new,
+            }],
+            at_line,
+        )
+    }
+
+    /// The first line at or after `from` matching an `@@` header (the
+    /// hunk must come after it; when several match, after the first).
     fn find_header(
         &self,
         locator: &Locator,
@@ -740,11 +798,7 @@ impl<'o, 'c> FileResolver<'o, 'c> {
         from: usize,
     ) -> Option<usize> {
         let (_, starts) = locator.line_candidates(lines, &[header.trim()])?;
-        starts
-            .iter()
-            .copied()
-            .find(|&s| s >= from)
-            .or_else(|| (starts.len() == 1).then(|| starts[0]))
+        starts.iter().copied().find(|&s| s >= from)
     }
 
     /// Locates a `modify_file` change: `start` anchor (unique), then `end`

@@ -1,67 +1,351 @@
-//! The replacement text of a tolerant match (`FORMATS.md` §3 precise rules).
+//! The lines a match writes (`FORMATS.md` §3: "One reading or none",
+//! re-indentation, unchanged lines).
 //!
-//! - Replacement lines that a line diff pairs with an *equal* search line
-//!   (unchanged context) are written as the file's line, byte for byte; so a
-//!   truncated boundary line (pass 4) comes out as the file's full line.
-//! - Changed lines come from the payload, re-indented when the search's
-//!   indentation differed from the file's: the shift between the file's and
-//!   the search's indentation of the first non-blank matched line applies to
-//!   every replacement line, except lines paired with a search line whose
-//!   indentation already equalled the file's, and except when `old` and
-//!   `new` disagree on their first non-blank line's indentation (the model
-//!   fixed it in `new`). A tab-indented file gets tabs.
+//! A tolerant match pairs each search line with a file line that differs
+//! from it (in indentation, trailing whitespace, a truncated end, typography).
+//! What the author meant is the search → replacement change carried over
+//! onto the file. Several things can be read more than one way, and each
+//! is a *reading*:
+//!
+//! - the payload's indentation unit (columns per level), when the payload
+//!   and the file indent differently ([`indent::payload_units`]);
+//! - how the line diff pairs replacement lines with search lines when lines
+//!   repeat (the leftmost and the rightmost alignment);
+//! - whether inserted lines take the search's indentation shift;
+//! - whether an unchanged context line that differs from the file is the
+//!   file's line mis-copied, or the line as the author wants it (when the
+//!   payload itself changes whitespace, or a "truncated" line may be whole).
+//!
+//! Every combination the evidence allows is built; when they do not all
+//! give the same lines, the edit is [`Undecided`] and refused. Readings
+//! that would indent a line below column 0 are ruled out.
+
+use std::ops::Range;
 
 use similar::{capture_diff_slices, Algorithm, DiffOp};
 
+use super::indent::{self, indent, PayloadUnit, Style};
+use super::passes::boundary_prefix::is_truncated_prefix;
 use super::passes::Pass;
 
-/// Builds the lines replacing the matched `file` lines (as many as
-/// `search`), from the payload's `search` and `replace` lines.
-pub fn build(pass: Pass, file: &[&str], search: &[&str], replace: &[&str]) -> Vec<String> {
-    if !pass.is_tolerant() {
-        return replace.iter().map(|l| l.to_string()).collect();
-    }
-    let shift = Shift::new(pass, file, search, replace);
-    let reindent = |line: &str, paired: Option<usize>| -> String {
-        match (&shift, paired) {
-            (None, _) => line.to_string(),
-            (Some(_), Some(s)) if indent(search[s]) == indent(file[s]) => line.to_string(),
-            (Some(shift), _) => shift.apply(line),
-        }
-    };
-    let mut out = Vec::with_capacity(replace.len());
-    for op in capture_diff_slices(Algorithm::Myers, search, replace) {
-        match op {
-            DiffOp::Equal { old_index, len, .. } => {
-                out.extend((0..len).map(|t| file[old_index + t].to_string()));
-            }
-            DiffOp::Delete { .. } => {}
-            DiffOp::Insert {
-                new_index, new_len, ..
-            } => {
-                out.extend((0..new_len).map(|t| reindent(replace[new_index + t], None)));
-            }
-            DiffOp::Replace {
-                old_index,
-                old_len,
-                new_index,
-                new_len,
-            } => {
-                out.extend((0..new_len).map(|t| {
-                    reindent(
-                        replace[new_index + t],
-                        (t < old_len).then_some(old_index + t),
-                    )
-                }));
-            }
-        }
-    }
-    out
+/// Why the lines a match writes are not determined.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Undecided {
+    /// The payload's indentation unit is not determined and matters.
+    Unit,
+    /// Lines repeat, and pairing them differently gives different lines.
+    Alignment,
+    /// Inserted lines may or may not take the search's indentation shift.
+    InsertedShift,
+    /// A context line (0-based search line) may be the file's line
+    /// mis-copied or the line as the author wants it.
+    Context(usize),
+    /// Every reading would indent some line below column 0.
+    Negative,
 }
 
-/// The leading whitespace of a line.
-pub fn indent(line: &str) -> &str {
-    &line[..line.len() - line.trim_start_matches([' ', '\t']).len()]
+/// What one tolerant (or exact) match writes.
+pub struct Build<'a> {
+    /// The pass that matched.
+    pub pass: Pass,
+    /// The matched file lines, as many as `search`.
+    pub file: &'a [&'a str],
+    /// The search lines.
+    pub search: &'a [&'a str],
+    /// The replacement lines.
+    pub replace: &'a [&'a str],
+    /// The file's indentation style.
+    pub style: Style,
+}
+
+/// One way of reading the payload.
+#[derive(Clone, Copy, Debug)]
+struct Reading {
+    unit: PayloadUnit,
+    reversed: bool,
+    /// Shift (file columns) of lines paired with no search line.
+    inserted: i64,
+    /// Replacement lines written without the search's shift (the
+    /// replacement is in the file's frame).
+    file_frame: bool,
+    /// Context lines that differ from the file are written from the payload.
+    context_as_written: bool,
+}
+
+impl Build<'_> {
+    /// The lines to write, or why they are not determined.
+    pub fn lines(&self) -> Result<Vec<String>, Undecided> {
+        let units = self.units();
+        let mut outputs: Vec<(Vec<String>, Reading)> = Vec::new();
+        let mut any_negative = false;
+        for &unit in &units {
+            let deltas = self.deltas(unit);
+            for reversed in [false, true] {
+                let ops = align(self.search, self.replace, reversed);
+                let context = self.context_readings(&ops);
+                for file_frame in self.frame_readings(unit, &deltas) {
+                    for &inserted in &inserted_readings(&deltas) {
+                        for &context_as_written in &context {
+                            let reading = Reading {
+                                unit,
+                                reversed,
+                                inserted,
+                                file_frame,
+                                context_as_written,
+                            };
+                            match self.render(&ops, &deltas, reading) {
+                                Some(lines) => outputs.push((lines, reading)),
+                                None => any_negative = true,
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let Some((first, r0)) = outputs.first() else {
+            return Err(if any_negative {
+                Undecided::Negative
+            } else {
+                Undecided::Unit
+            });
+        };
+        match outputs.iter().find(|(o, _)| o != first) {
+            None => Ok(first.clone()),
+            Some((other, r1)) => Err(self.difference(first, r0, other, r1)),
+        }
+    }
+
+    /// The payload units to try: the best-scoring ones, where a unit scores
+    /// by how many search lines share its most common shift to the file.
+    fn units(&self) -> Vec<PayloadUnit> {
+        let lines = self.search.iter().chain(self.replace).copied();
+        if !indent::other_style(self.style, lines.clone()) {
+            return vec![PayloadUnit::SAME];
+        }
+        let candidates = indent::payload_units(self.style, lines);
+        let scored: Vec<(usize, PayloadUnit)> = candidates
+            .into_iter()
+            .map(|u| (consistency(&self.deltas(u)), u))
+            .collect();
+        let best = scored.iter().map(|(s, _)| *s).max().unwrap_or(0);
+        scored
+            .into_iter()
+            .filter(|(s, _)| *s == best)
+            .map(|(_, u)| u)
+            .collect()
+    }
+
+    /// Per search line: the shift from its indentation (read with `unit`)
+    /// to its file line's, `None` for blank lines.
+    fn deltas(&self, unit: PayloadUnit) -> Vec<Option<i64>> {
+        self.search
+            .iter()
+            .zip(self.file)
+            .map(|(s, f)| {
+                (!s.trim().is_empty() && !f.trim().is_empty()).then(|| {
+                    self.style.width(indent(f)) - unit.width_in(self.style, indent(s))
+                })
+            })
+            .collect()
+    }
+
+    /// Whether the replacement is written in the search's frame (shifted
+    /// line by line) or the file's (as written): `FORMATS.md` §3 — when
+    /// the first non-blank search and replacement lines disagree on their
+    /// indentation, the model fixed it in the replacement.
+    fn frame_readings(&self, unit: PayloadUnit, deltas: &[Option<i64>]) -> Vec<bool> {
+        let (Some(s0), Some(r0)) = (first_non_blank(self.search), first_non_blank(self.replace))
+        else {
+            return vec![false];
+        };
+        if indent(self.search[s0]) == indent(self.replace[r0]) || deltas.iter().all(|d| *d == Some(0) || d.is_none()) {
+            return vec![false];
+        }
+        // The replacement's first line sits where the file's does: the
+        // model wrote the replacement in the file's indentation.
+        let file_width = self.style.width(indent(self.file[s0]));
+        if unit.width_in(self.style, indent(self.replace[r0])) == file_width {
+            vec![true]
+        } else {
+            vec![false, true]
+        }
+    }
+
+    /// Whether context lines that differ from the file may be meant as
+    /// written: when the payload changes some line's whitespace only (it
+    /// treats whitespace as meaningful), or when a truncated boundary line
+    /// repeated in the replacement could be a whole line.
+    fn context_readings(&self, ops: &[Seg]) -> Vec<bool> {
+        let whitespace_change = ops.iter().any(|op| match op {
+            Seg::Change { old, new } => old
+                .clone()
+                .zip(new.clone())
+                .any(|(j, k)| self.search[j] != self.replace[k] && self.search[j].trim() == self.replace[k].trim()),
+            Seg::Equal { .. } => false,
+        });
+        let differs = |j: usize| self.search[j] != self.file[j];
+        let equal_lines = || {
+            ops.iter().flat_map(|op| match op {
+                Seg::Equal { old, .. } => old.clone(),
+                Seg::Change { .. } => 0..0,
+            })
+        };
+        let doubtful_truncation = self.pass == Pass::BoundaryPrefix
+            && equal_lines().any(|j| {
+                let (s, f) = (self.search[j].trim(), self.file[j].trim());
+                s != f && is_truncated_prefix(s, f) && !surely_truncated(s, f)
+            });
+        if (whitespace_change && equal_lines().any(differs)) || doubtful_truncation {
+            vec![false, true]
+        } else {
+            vec![false]
+        }
+    }
+
+    /// The lines of one reading (`None` when a line would go below column 0).
+    fn render(&self, ops: &[Seg], deltas: &[Option<i64>], r: Reading) -> Option<Vec<String>> {
+        let mut out = Vec::with_capacity(self.replace.len());
+        for op in ops {
+            match op {
+                Seg::Equal { old, new } => {
+                    for (j, k) in old.clone().zip(new.clone()) {
+                        if r.context_as_written && self.search[j] != self.file[j] {
+                            out.push(self.reindent(self.replace[k], 0, r)?);
+                        } else {
+                            out.push(self.file[j].to_string());
+                        }
+                    }
+                }
+                Seg::Change { old, new } => {
+                    for (t, k) in new.clone().enumerate() {
+                        let paired = (t < old.len()).then(|| old.start + t);
+                        let line = self.replace[k];
+                        match paired {
+                            // Indented as its search line: as its file line.
+                            Some(j)
+                                if !r.file_frame
+                                    && deltas[j].is_some()
+                                    && indent(line) == indent(self.search[j]) =>
+                            {
+                                let ind = indent(self.file[j]);
+                                out.push(format!("{ind}{}", &line[indent(line).len()..]));
+                            }
+                            _ => {
+                                let delta = paired.and_then(|j| deltas[j]).unwrap_or(r.inserted);
+                                out.push(self.reindent(line, delta, r)?);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Some(out)
+    }
+
+    /// A payload line in the file's style, shifted by `delta` (unless the
+    /// reading takes the replacement as written in the file's frame).
+    fn reindent(&self, line: &str, delta: i64, r: Reading) -> Option<String> {
+        if line.trim().is_empty() {
+            return Some(line.to_string());
+        }
+        let ind = indent(line);
+        let shift = if r.file_frame { 0 } else { delta };
+        let width = r.unit.width_in(self.style, ind) + shift;
+        if shift == 0 && r.unit == PayloadUnit::SAME {
+            return Some(line.to_string());
+        }
+        // The file's own way of writing that width, when a matched line shows it.
+        let rendered = match self.file.iter().find(|f| !f.trim().is_empty() && self.style.width(indent(f)) == width) {
+            Some(f) => indent(f).to_string(),
+            None => self.style.render(width)?,
+        };
+        Some(format!("{rendered}{}", &line[ind.len()..]))
+    }
+
+    /// What two readings that give different lines differ in.
+    fn difference(&self, a: &[String], ra: &Reading, b: &[String], rb: &Reading) -> Undecided {
+        if ra.unit != rb.unit {
+            return Undecided::Unit;
+        }
+        if ra.reversed != rb.reversed {
+            return Undecided::Alignment;
+        }
+        if ra.context_as_written != rb.context_as_written {
+            let line = a.iter().zip(b).position(|(x, y)| x != y).unwrap_or(0);
+            let j = self
+                .search
+                .iter()
+                .position(|s| self.replace.get(line).is_some_and(|r| r == s))
+                .unwrap_or(0);
+            return Undecided::Context(j);
+        }
+        Undecided::InsertedShift
+    }
+}
+
+/// How many search lines share the most common shift.
+fn consistency(deltas: &[Option<i64>]) -> usize {
+    let mut counts: Vec<(i64, usize)> = Vec::new();
+    for d in deltas.iter().flatten() {
+        match counts.iter_mut().find(|(v, _)| v == d) {
+            Some((_, c)) => *c += 1,
+            None => counts.push((*d, 1)),
+        }
+    }
+    counts.iter().map(|(_, c)| *c).max().unwrap_or(0)
+}
+
+/// The shifts inserted lines may take (`FORMATS.md` §3): the common shift
+/// when every mis-indented search line shows it and at least two do with
+/// none at the file's indentation; none when at most one line is off among
+/// at least two that are not; otherwise every shift seen, and none.
+fn inserted_readings(deltas: &[Option<i64>]) -> Vec<i64> {
+    let known: Vec<i64> = deltas.iter().flatten().copied().collect();
+    let zero = known.iter().filter(|&&d| d == 0).count();
+    let off: Vec<i64> = known.iter().copied().filter(|&d| d != 0).collect();
+    if off.is_empty() {
+        return vec![0];
+    }
+    if zero == 0 && off.len() >= 2 && off.iter().all(|&d| d == off[0]) {
+        return vec![off[0]];
+    }
+    if zero >= 2 && off.len() == 1 {
+        return vec![0];
+    }
+    let mut readings = vec![0];
+    for d in off {
+        if !readings.contains(&d) {
+            readings.push(d);
+        }
+    }
+    readings
+}
+
+/// A truncated line `search` of `file` (both trimmed) that cannot be a
+/// whole line as written: cut inside a word, or leaving a bracket or a
+/// quote open that the whole line closes.
+pub fn surely_truncated(search: &str, file: &str) -> bool {
+    let rest = &file[search.len()..];
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let mid_word = search.chars().next_back().is_some_and(word) && rest.chars().next().is_some_and(word);
+    mid_word || open_brackets(search) > 0 && open_brackets(file) == 0
+}
+
+/// Brackets and quotes left open at the end of `s` (a rough count).
+fn open_brackets(s: &str) -> usize {
+    let mut depth: i64 = 0;
+    let mut quote: Option<char> = None;
+    for c in s.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'' | '`') => quote = Some(c),
+            (None, '(' | '[' | '{') => depth += 1,
+            (None, ')' | ']' | '}') => depth -= 1,
+            _ => {}
+        }
+    }
+    depth.max(0) as usize + usize::from(quote.is_some())
 }
 
 /// The first non-blank line's index.
@@ -69,168 +353,189 @@ fn first_non_blank(lines: &[&str]) -> Option<usize> {
     lines.iter().position(|l| !l.trim().is_empty())
 }
 
-/// How to move replacement lines from the payload's indentation to the file's.
-struct Shift {
-    /// The file's indentation of the base line.
-    file_base: String,
-    /// The search's indentation width of the base line (payload columns).
-    search_base: usize,
-    /// Columns per indentation level in the payload.
-    unit: usize,
-    /// The file indents with tabs.
-    tabs: bool,
+/// A run of the search → replacement line diff.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Seg {
+    /// Search lines `old` repeated as replacement lines `new`.
+    Equal { old: Range<usize>, new: Range<usize> },
+    /// Search lines `old` replaced by replacement lines `new`.
+    Change { old: Range<usize>, new: Range<usize> },
 }
 
-impl Shift {
-    /// The shift, or `None` when lines are written as given.
-    fn new(pass: Pass, file: &[&str], search: &[&str], replace: &[&str]) -> Option<Shift> {
-        if matches!(pass, Pass::TrailingWhitespace) {
-            return None;
-        }
-        let base = first_non_blank(search)?;
-        let first_new = first_non_blank(replace)?;
-        if indent(search[base]) != indent(replace[first_new]) {
-            return None;
-        }
-        let file_base = indent(file[base]).to_string();
-        if file_base == indent(search[base])
-            && !file.iter().zip(search).any(|(f, s)| indent(f) != indent(s))
-        {
-            return None;
-        }
-        let unit = payload_unit(search.iter().chain(replace));
-        let tabs = file_base.starts_with('\t')
-            || (file_base.is_empty() && file.iter().any(|l| l.starts_with('\t')));
-        Some(Shift {
-            search_base: width(indent(search[base]), unit),
-            file_base,
-            unit,
-            tabs,
+/// The line diff of `search` → `replace`; `reversed` diffs the reversed
+/// lines, which pairs repeated lines from the other end.
+fn align(search: &[&str], replace: &[&str], reversed: bool) -> Vec<Seg> {
+    let (n, m) = (search.len(), replace.len());
+    let ops = if reversed {
+        let s: Vec<&str> = search.iter().rev().copied().collect();
+        let r: Vec<&str> = replace.iter().rev().copied().collect();
+        capture_diff_slices(Algorithm::Myers, &s, &r)
+    } else {
+        capture_diff_slices(Algorithm::Myers, search, replace)
+    };
+    let mut segs: Vec<Seg> = ops
+        .into_iter()
+        .filter_map(|op| {
+            let (equal, old, new) = match op {
+                DiffOp::Equal { old_index, new_index, len } => {
+                    (true, old_index..old_index + len, new_index..new_index + len)
+                }
+                DiffOp::Delete { old_index, old_len, new_index } => {
+                    (false, old_index..old_index + old_len, new_index..new_index)
+                }
+                DiffOp::Insert { old_index, new_index, new_len } => {
+                    (false, old_index..old_index, new_index..new_index + new_len)
+                }
+                DiffOp::Replace { old_index, old_len, new_index, new_len } => {
+                    (false, old_index..old_index + old_len, new_index..new_index + new_len)
+                }
+            };
+            let (old, new) = if reversed {
+                (n - old.end..n - old.start, m - new.end..m - new.start)
+            } else {
+                (old, new)
+            };
+            if old.is_empty() && new.is_empty() {
+                return None;
+            }
+            Some(if equal { Seg::Equal { old, new } } else { Seg::Change { old, new } })
         })
+        .collect();
+    if reversed {
+        segs.reverse();
     }
+    merge_changes(segs)
+}
 
-    fn apply(&self, line: &str) -> String {
-        if line.trim().is_empty() {
-            return line.to_string();
+/// Adjacent change runs as one (a delete next to an insert is a replace).
+fn merge_changes(segs: Vec<Seg>) -> Vec<Seg> {
+    let mut out: Vec<Seg> = Vec::with_capacity(segs.len());
+    for seg in segs {
+        match (out.last_mut(), seg) {
+            (Some(Seg::Change { old, new }), Seg::Change { old: o2, new: n2 }) => {
+                old.end = o2.end;
+                new.end = n2.end;
+            }
+            (_, seg) => out.push(seg),
         }
-        let delta = width(indent(line), self.unit) as isize - self.search_base as isize;
-        let body = line.trim_start_matches([' ', '\t']);
-        let indent = if self.tabs {
-            let base_levels = self.file_base.chars().filter(|&c| c == '\t').count() as isize;
-            let levels = (base_levels + delta.div_euclid(self.unit as isize)).max(0) as usize;
-            let extra = delta.rem_euclid(self.unit as isize) as usize;
-            format!("{}{}", "\t".repeat(levels), " ".repeat(extra))
-        } else {
-            let cols = (width(&self.file_base, self.unit) as isize + delta).max(0) as usize;
-            " ".repeat(cols)
-        };
-        format!("{indent}{body}")
     }
-}
-
-/// Indentation width in columns, a tab counting as one level of `unit`.
-fn width(indent: &str, unit: usize) -> usize {
-    indent
-        .chars()
-        .map(|c| if c == '\t' { unit } else { 1 })
-        .sum()
-}
-
-/// The payload's columns per level: the greatest common divisor of its
-/// space indentations (4 when it indents with tabs or not at all).
-fn payload_unit<'a>(lines: impl Iterator<Item = &'a &'a str>) -> usize {
-    let mut unit = 0;
-    for line in lines {
-        let ind = indent(line);
-        if ind.is_empty() || ind.contains('\t') || line.trim().is_empty() {
-            continue;
-        }
-        unit = gcd(unit, ind.len());
-    }
-    if unit < 2 {
-        4
-    } else {
-        unit
-    }
-}
-
-fn gcd(a: usize, b: usize) -> usize {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn keeps_unchanged_lines_from_the_file() {
-        let file = ["x = 1   ", "y = 2"];
-        let out = build(
-            Pass::TrailingWhitespace,
-            &file,
-            &["x = 1", "y = 2"],
-            &["x = 1", "y = 3"],
-        );
-        assert_eq!(out, ["x = 1   ", "y = 3"]);
+    fn build(pass: Pass, file: &[&str], search: &[&str], replace: &[&str]) -> Result<Vec<String>, Undecided> {
+        let style = Style::infer(&file.join("\n"));
+        Build { pass, file, search, replace, style }.lines()
     }
 
     #[test]
-    fn reindents_under_indented_replacement() {
+    fn keeps_unchanged_lines_from_the_file() {
+        let out = build(Pass::TrailingWhitespace, &["x = 1   ", "y = 2"], &["x = 1", "y = 2"], &["x = 1", "y = 3"]);
+        assert_eq!(out.unwrap(), ["x = 1   ", "y = 3"]);
+    }
+
+    #[test]
+    fn shifts_a_block_indented_off_by_one_level() {
         let file = ["        if ok:", "            run()"];
-        let search = ["if ok:", "    run()"];
-        let replace = ["if ok:", "    run()", "    log()"];
-        let out = build(Pass::Trimmed, &file, &search, &replace);
-        assert_eq!(
-            out,
-            ["        if ok:", "            run()", "            log()"]
-        );
+        let out = build(Pass::Trimmed, &file, &["if ok:", "    run()"], &["if ok:", "    run()", "    log()"]);
+        assert_eq!(out.unwrap(), ["        if ok:", "            run()", "            log()"]);
     }
 
     #[test]
     fn converts_spaces_to_tabs_in_tab_files() {
         let file = ["\tif err != nil {", "\t\treturn err", "\t}"];
         let search = ["    if err != nil {", "        return err", "    }"];
-        let replace = [
-            "    if err != nil {",
-            "        return fmt.Errorf(\"x: %w\", err)",
-            "    }",
-        ];
+        let replace = ["    if err != nil {", "        return fmt.Errorf(\"x: %w\", err)", "    }"];
         let out = build(Pass::Trimmed, &file, &search, &replace);
-        assert_eq!(
-            out,
-            [
-                "\tif err != nil {",
-                "\t\treturn fmt.Errorf(\"x: %w\", err)",
-                "\t}"
-            ]
-        );
+        assert_eq!(out.unwrap(), ["\tif err != nil {", "\t\treturn fmt.Errorf(\"x: %w\", err)", "\t}"]);
+    }
+
+    #[test]
+    fn converts_tabs_to_the_files_space_unit() {
+        let file = ["  if (x) {", "    go();", "  }"];
+        let search = ["\tif (x) {", "\t\tgo();", "\t}"];
+        let replace = ["\tif (x) {", "\t\tgo();", "\t\tstop();", "\t}"];
+        let out = build(Pass::Trimmed, &file, &search, &replace);
+        assert_eq!(out.unwrap(), ["  if (x) {", "    go();", "    stop();", "  }"]);
+    }
+
+    #[test]
+    fn one_mis_indented_line_does_not_shift_inserted_lines() {
+        let file = ["def f():", "    a = 1", "    b = 2", "    c = 3"];
+        let search = ["def f():", "        a = 1", "    b = 2", "    c = 3"];
+        let replace = ["def f():", "        a = 1", "    b = 2", "    x = 0", "    c = 3"];
+        let out = build(Pass::Trimmed, &file, &search, &replace);
+        assert_eq!(out.unwrap(), ["def f():", "    a = 1", "    b = 2", "    x = 0", "    c = 3"]);
+    }
+
+    #[test]
+    fn a_lone_shifted_line_is_refused_when_the_inserted_lines_could_go_either_way() {
+        let file = ["    x = 1"];
+        let out = build(Pass::Trimmed, &file, &["        x = 1"], &["        x = 2", "        y = 3"]);
+        assert_eq!(out, Err(Undecided::InsertedShift));
+    }
+
+    #[test]
+    fn a_shift_below_column_zero_is_ruled_out() {
+        // One context line, indented 4 too deep; the inserted function at
+        // column 0 cannot take the -4 shift, so it is kept as written.
+        let file = ["    assert ok", ""];
+        let search = ["        assert ok", ""];
+        let replace = ["        assert ok", "", "def g():", "    return 1"];
+        let out = build(Pass::Trimmed, &file, &search, &replace);
+        assert_eq!(out.unwrap(), ["    assert ok", "", "def g():", "    return 1"]);
+    }
+
+    #[test]
+    fn whitespace_changes_make_mis_copied_context_doubtful() {
+        let file = ["    a,", "    b"];
+        let search = ["     a,", "    b"];
+        let replace = ["     a,", "     b"];
+        let out = build(Pass::Trimmed, &file, &search, &replace);
+        assert_eq!(out, Err(Undecided::Context(0)));
     }
 
     #[test]
     fn model_fixed_indentation_in_new_is_kept() {
         let file = ["    def f():", "        pass"];
-        let search = ["def f():", "    pass"];
-        let replace = ["    def f():", "        return 1"];
-        let out = build(Pass::Trimmed, &file, &search, &replace);
-        assert_eq!(out, ["    def f():", "        return 1"]);
+        let out = build(Pass::Trimmed, &file, &["def f():", "    pass"], &["    def f():", "        return 1"]);
+        assert_eq!(out.unwrap(), ["    def f():", "        return 1"]);
     }
 
     #[test]
-    fn expands_truncated_boundary_lines() {
+    fn expands_truncated_boundary_lines_cut_inside_a_word() {
         let file = ["// ParseConfig reads a file", "func ParseConfig() {"];
-        let search = ["// ParseConfig", "func ParseConfig() {"];
-        let replace = ["// ParseConfig", "func ParseConfig(path string) {"];
+        let search = ["// ParseConfig rea", "func ParseConfig() {"];
+        let replace = ["// ParseConfig rea", "func ParseConfig(path string) {"];
         let out = build(Pass::BoundaryPrefix, &file, &search, &replace);
-        assert_eq!(
-            out,
-            [
-                "// ParseConfig reads a file",
-                "func ParseConfig(path string) {"
-            ]
-        );
+        assert_eq!(out.unwrap(), ["// ParseConfig reads a file", "func ParseConfig(path string) {"]);
+    }
+
+    #[test]
+    fn a_truncated_line_that_could_be_whole_is_two_readings() {
+        let file = ["import pytest", "from flask import g, session"];
+        let search = ["import pytest", "from flask import g"];
+        let replace = ["import pytest", "from flask import g", "from flask import session"];
+        let out = build(Pass::BoundaryPrefix, &file, &search, &replace);
+        assert_eq!(out, Err(Undecided::Context(1)));
+    }
+
+    #[test]
+    fn repeated_lines_paired_two_ways_are_refused_when_they_differ() {
+        // The file's two `}` lines differ in trailing whitespace; which one
+        // the replacement keeps depends on the pairing.
+        let file = ["}  ", "}"];
+        let out = build(Pass::TrailingWhitespace, &file, &["}", "}"], &["}"]);
+        assert_eq!(out, Err(Undecided::Alignment));
+    }
+
+    #[test]
+    fn surely_truncated_lines() {
+        assert!(surely_truncated("from cStringIO i", "from cStringIO import StringIO"));
+        assert!(surely_truncated("x = f(a,", "x = f(a, b)"));
+        assert!(!surely_truncated("// Copyright 2013-2022 The", "// Copyright 2013-2022 The Cobra Authors"));
     }
 }

@@ -167,6 +167,24 @@ pub fn similarity(a: &[&str], b: &[&str]) -> f64 {
     1.0 - levenshtein::distance(a.iter().copied(), b.iter().copied()) as f64 / longer as f64
 }
 
+/// Whether a fuzzy window's lines pair one to one with the search's: each
+/// search line is more like its own window line than like the window lines
+/// next to it (a line inserted or dropped shifts every pair after it, and
+/// the neighbours then fit better).
+pub fn pairs_line_by_line(window: &[&str], search: &[&str]) -> bool {
+    let sim = |a: &str, b: &str| similarity(&[a], &[b]);
+    (0..search.len().min(window.len())).all(|j| {
+        let s = search[j];
+        if s.trim().is_empty() && window[j].trim().is_empty() {
+            return true;
+        }
+        let own = sim(s, window[j]);
+        let before = (j > 0).then(|| sim(s, window[j - 1])).unwrap_or(0.0);
+        let after = window.get(j + 1).map_or(0.0, |w| sim(s, w));
+        own >= 0.5 && own >= before && own >= after
+    })
+}
+
 /// The closest window to a search that matched nothing, for `not_found`
 /// reports: windows where several search lines appear are scored first;
 /// small files are scanned whole. `None` when nothing is even close.

@@ -1,0 +1,244 @@
+//! Indentation: the file's style, the payload's unit, and moving a line
+//! from the payload's indentation to the file's (`FORMATS.md` §3,
+//! "Replacement lines are written in the file's indentation style").
+//!
+//! An indentation is measured as a *width* in one file's frame:
+//! `levels × unit + extra` columns, where a tab-indented file counts a tab
+//! as [`TAB_LEVEL`] columns (so alignment spaces after tabs never alias a
+//! level) and a space-indented file counts spaces. A payload line's
+//! indentation is converted into that frame through a payload unit (its
+//! columns per level), which is one of the *readings* the replacement
+//! builder may have to choose between.
+
+/// Width of one tab level in a tab-indented file's frame.
+pub const TAB_LEVEL: i64 = 1000;
+
+/// How a file indents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    /// One tab per level (alignment spaces may follow).
+    Tabs,
+    /// Spaces, this many per level.
+    Spaces(usize),
+}
+
+/// At most this many bytes of a file are read to infer its style.
+const SAMPLE_BYTES: usize = 256 * 1024;
+
+impl Style {
+    /// The style of `text`: tabs when more indented lines start with a tab
+    /// than with two or more spaces; the space unit is the most common
+    /// indentation step between consecutive lines (2, 3, 4 or 8), else 4.
+    pub fn infer(text: &str) -> Style {
+        let mut end = text.len().min(SAMPLE_BYTES);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        Style::infer_lines(text[..end].lines()).unwrap_or(Style::Spaces(4))
+    }
+
+    /// The style shown by some lines, `None` when they show none.
+    pub fn infer_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Option<Style> {
+        let lines: Vec<&str> = lines.filter(|l| !l.trim().is_empty()).collect();
+        let tabs = lines.iter().filter(|l| l.starts_with('\t')).count();
+        let spaces = lines.iter().filter(|l| l.starts_with("  ")).count();
+        if tabs == 0 && spaces == 0 {
+            return None;
+        }
+        if tabs > spaces {
+            return Some(Style::Tabs);
+        }
+        Some(Style::Spaces(step_unit(&space_steps(&lines)).unwrap_or(4)))
+    }
+
+    /// Columns per level in this style's frame.
+    pub fn level(self) -> i64 {
+        match self {
+            Style::Tabs => TAB_LEVEL,
+            Style::Spaces(u) => u as i64,
+        }
+    }
+
+    /// The width of an indentation written in this (the file's) style.
+    pub fn width(self, ind: &str) -> i64 {
+        let tabs = ind.chars().filter(|&c| c == '\t').count() as i64;
+        let spaces = ind.chars().filter(|&c| c != '\t').count() as i64;
+        match self {
+            Style::Tabs => tabs * TAB_LEVEL + spaces,
+            Style::Spaces(u) => tabs * u as i64 + spaces,
+        }
+    }
+
+    /// The indentation of `width` in this style (`None` when negative).
+    pub fn render(self, width: i64) -> Option<String> {
+        if width < 0 {
+            return None;
+        }
+        Some(match self {
+            Style::Tabs => {
+                let tabs = (width / TAB_LEVEL) as usize;
+                let spaces = (width % TAB_LEVEL) as usize;
+                format!("{}{}", "\t".repeat(tabs), " ".repeat(spaces))
+            }
+            Style::Spaces(_) => " ".repeat(width as usize),
+        })
+    }
+}
+
+/// The largest plausible unit (8, 4, 3 or 2 columns) that explains most
+/// indentation steps; a step that is a multiple of a unit counts for it.
+fn step_unit(steps: &[usize; 9]) -> Option<usize> {
+    let score = |u: usize| -> usize { (u..=8).step_by(u).map(|s| steps[s]).sum() };
+    let total: usize = steps[2..].iter().sum();
+    if total == 0 {
+        return None;
+    }
+    // A 4-space file has steps of 4 and 8, which 2 explains too: the
+    // largest unit that explains (nearly) all of them wins.
+    [90usize, 70, 50].into_iter().find_map(|pct| {
+        [8usize, 4, 3, 2]
+            .into_iter()
+            .find(|&u| score(u) * 100 >= total * pct)
+    })
+}
+
+/// How payload indentation is read: columns per level of the payload's
+/// space indentation (a tab is always one level). `PayloadUnit::SAME`
+/// reads the payload in the file's own frame: tabs are levels, spaces are
+/// columns, nothing is converted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PayloadUnit(pub usize);
+
+impl PayloadUnit {
+    /// The payload is indented like the file.
+    pub const SAME: PayloadUnit = PayloadUnit(0);
+
+    /// The width, in the file's frame, of a payload line's indentation.
+    pub fn width_in(self, file: Style, ind: &str) -> i64 {
+        let tabs = ind.chars().filter(|&c| c == '\t').count() as i64;
+        let spaces = ind.chars().filter(|&c| c != '\t').count() as i64;
+        if self.0 == 0 {
+            return file.width(ind);
+        }
+        let unit = self.0 as i64;
+        (tabs + spaces / unit) * file.level() + spaces % unit
+    }
+}
+
+/// Whether a payload is indented in the other style than the file: every
+/// indented payload line starts with spaces in a tab-indented file, or
+/// with a tab in a space-indented one. Only then is its indentation
+/// converted; a payload that mixes styles as the file does (spaces inside
+/// a tab-indented file's string literal) is written as it is.
+pub fn other_style<'a>(file: Style, lines: impl Iterator<Item = &'a str>) -> bool {
+    let mut any = false;
+    for line in lines {
+        let ind = indent(line);
+        if line.trim().is_empty() || ind.is_empty() {
+            continue;
+        }
+        let foreign = match file {
+            Style::Tabs => ind.starts_with(' ') && !ind.contains('\t') && ind.len() >= 2,
+            Style::Spaces(_) => ind.starts_with('\t'),
+        };
+        if !foreign {
+            return false;
+        }
+        any = true;
+    }
+    any
+}
+
+/// The payload units worth trying for `lines` against a file of `file`
+/// style: the file's own unit (the payload may be written like the file)
+/// and the unit the payload's own indentation steps show; when they show
+/// none, every common unit (the search lines then decide, see
+/// `replacement`).
+pub fn payload_units<'a>(file: Style, lines: impl Iterator<Item = &'a str>) -> Vec<PayloadUnit> {
+    let lines: Vec<&str> = lines.collect();
+    let mut units = Vec::new();
+    if let Style::Spaces(u) = file {
+        units.push(PayloadUnit(u));
+    }
+    let uses_spaces = lines
+        .iter()
+        .any(|l| !l.trim().is_empty() && indent(l).contains(' '));
+    let shown = step_unit(&space_steps(&lines));
+    let extra: Vec<usize> = match shown {
+        Some(u) => vec![u],
+        None if uses_spaces => vec![4, 2, 8],
+        None => vec![4],
+    };
+    for u in extra {
+        if !units.contains(&PayloadUnit(u)) {
+            units.push(PayloadUnit(u));
+        }
+    }
+    units
+}
+
+/// Histogram of the positive steps (1-8 columns) between consecutive
+/// space-indented non-blank lines.
+fn space_steps(lines: &[&str]) -> [usize; 9] {
+    let mut steps = [0usize; 9];
+    let mut prev: Option<usize> = None;
+    for line in lines {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let ind = indent(line);
+        if ind.contains('\t') {
+            prev = None;
+            continue;
+        }
+        let n = ind.len();
+        if let Some(p) = prev {
+            if n > p && n - p <= 8 {
+                steps[n - p] += 1;
+            }
+        }
+        prev = Some(n);
+    }
+    steps
+}
+
+/// The leading whitespace of a line.
+pub fn indent(line: &str) -> &str {
+    &line[..line.len() - line.trim_start_matches([' ', '\t']).len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn infers_tabs_and_space_units() {
+        assert_eq!(Style::infer("func f() {\n\tif x {\n\t\treturn\n\t}\n}\n"), Style::Tabs);
+        assert_eq!(
+            Style::infer("def f():\n    if x:\n        return\n    y = 1\n"),
+            Style::Spaces(4)
+        );
+        assert_eq!(
+            Style::infer("function f() {\n  if (x) {\n    return;\n  }\n}\n"),
+            Style::Spaces(2)
+        );
+        // A continuation aligned at an odd column does not change the unit.
+        assert_eq!(
+            Style::infer("def f(a,\n      b):\n    if a:\n        return b\n    return a\n"),
+            Style::Spaces(4)
+        );
+    }
+
+    #[test]
+    fn converts_payload_widths_into_the_file_frame() {
+        let four = PayloadUnit(4);
+        assert_eq!(four.width_in(Style::Tabs, "        "), 2 * TAB_LEVEL);
+        assert_eq!(four.width_in(Style::Tabs, "\t  "), TAB_LEVEL + 2);
+        assert_eq!(PayloadUnit(2).width_in(Style::Spaces(4), "    "), 8);
+        assert_eq!(PayloadUnit::SAME.width_in(Style::Tabs, "\t    "), TAB_LEVEL + 4);
+        assert!(other_style(Style::Tabs, ["    x", "        y", "z"].into_iter()));
+        assert!(!other_style(Style::Tabs, ["\tx", "    y"].into_iter()));
+        assert_eq!(Style::Tabs.render(2 * TAB_LEVEL + 1), Some("\t\t ".into()));
+        assert_eq!(Style::Spaces(4).render(-1), None);
+    }
+}
