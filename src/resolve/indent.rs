@@ -102,8 +102,9 @@ fn step_unit(steps: &[usize; 9]) -> Option<usize> {
     })
 }
 
-/// How payload indentation is read: columns per level of the payload's
-/// space indentation (a tab is always one level). `PayloadUnit::SAME`
+/// How payload indentation is read: for a tab-indented file, how many
+/// payload spaces make one level; for a space-indented file, how many
+/// columns a payload tab stands for. `PayloadUnit::SAME`
 /// reads the payload in the file's own frame: tabs are levels, spaces are
 /// columns, nothing is converted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,7 +122,12 @@ impl PayloadUnit {
             return file.width(ind);
         }
         let unit = self.0 as i64;
-        (tabs + spaces / unit) * file.level() + spaces % unit
+        match file {
+            // A payload tab stands for `unit` columns.
+            Style::Spaces(_) => tabs * unit + spaces,
+            // `unit` payload spaces make one tab level.
+            Style::Tabs => (tabs + spaces / unit) * TAB_LEVEL + spaces % unit,
+        }
     }
 }
 
@@ -164,10 +170,11 @@ pub fn payload_units<'a>(file: Style, lines: impl Iterator<Item = &'a str>) -> V
         .iter()
         .any(|l| !l.trim().is_empty() && indent(l).contains(' '));
     let shown = step_unit(&space_steps(&lines));
-    let extra: Vec<usize> = match shown {
-        Some(u) => vec![u],
-        None if uses_spaces => vec![4, 2, 8],
-        None => vec![4],
+    let extra: Vec<usize> = match (file, shown) {
+        (Style::Tabs, Some(u)) => vec![u],
+        (Style::Tabs, None) if uses_spaces => vec![4, 2, 8],
+        // What a payload tab stands for: the search lines decide.
+        _ => vec![4, 2, 8],
     };
     for u in extra {
         if !units.contains(&PayloadUnit(u)) {
@@ -234,7 +241,7 @@ mod tests {
         let four = PayloadUnit(4);
         assert_eq!(four.width_in(Style::Tabs, "        "), 2 * TAB_LEVEL);
         assert_eq!(four.width_in(Style::Tabs, "\t  "), TAB_LEVEL + 2);
-        assert_eq!(PayloadUnit(2).width_in(Style::Spaces(4), "    "), 8);
+        assert_eq!(PayloadUnit(2).width_in(Style::Spaces(4), "\t\t "), 5);
         assert_eq!(PayloadUnit::SAME.width_in(Style::Tabs, "\t    "), TAB_LEVEL + 4);
         assert!(other_style(Style::Tabs, ["    x", "        y", "z"].into_iter()));
         assert!(!other_style(Style::Tabs, ["\tx", "    y"].into_iter()));

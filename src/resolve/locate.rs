@@ -571,15 +571,15 @@ impl Locator<'_> {
         r: &Replace,
         m: Range<usize>,
     ) -> Result<Located, Miss> {
+        let span = span_of(len, &byte, &m);
+        let before = slice(span.line_start..m.start);
         let literal = Located {
             range: m.clone(),
-            text: self.exact_substring_text(r),
+            text: self.exact_substring_text(r, before.is_empty())?,
         };
         if m.is_empty() {
             return Ok(literal);
         }
-        let span = span_of(len, &byte, &m);
-        let before = slice(span.line_start..m.start);
         let starts_line = before.trim().is_empty();
         if !starts_line {
             return Ok(literal);
@@ -640,10 +640,25 @@ impl Locator<'_> {
         })
     }
 
-    /// `new_string` in the file's line ending (and indentation style, when
-    /// the payload uses the other one).
-    fn exact_substring_text(&self, r: &Replace) -> String {
-        self.line_ending.apply(&r.replace)
+    /// `new_string` in the file's line ending, and in the file's
+    /// indentation style when the payload uses the other one (its first
+    /// line only when it starts a line).
+    fn exact_substring_text(&self, r: &Replace, starts_line: bool) -> Result<String, Miss> {
+        let search = split_lines(&r.search, MatchUnit::Substring);
+        let replace = split_lines(&r.replace, MatchUnit::Substring);
+        let lines = search.iter().chain(&replace).copied();
+        if replace.is_empty() || !indent::other_style(self.style, lines) {
+            return Ok(self.line_ending.apply(&r.replace));
+        }
+        let mut new_lines = self.exact_lines(&search, &replace)?;
+        if !starts_line {
+            new_lines[0] = replace[0].to_string();
+        }
+        let mut text = new_lines.join("\n");
+        if r.replace.ends_with('\n') {
+            text.push('\n');
+        }
+        Ok(self.line_ending.apply(&text))
     }
 
     fn lines_replacement(&self, text: &str, range: Range<usize>, new_lines: &[String]) -> Located {
@@ -721,9 +736,10 @@ fn at_lines(miss: Miss, at: Range<usize>) -> Miss {
 }
 
 /// Candidates → the chosen ones: all for `replace_all`, the only one, or
-/// the one a hint picks (`FORMATS.md` §3 "Line hints": exactly at the hint,
-/// else the nearest when it is within [`HINT_NEAR`] lines and no other is
-/// within [`HINT_CLEAR`] lines); else ambiguous.
+/// the one a hint picks (`FORMATS.md` §3 "Line hints": exactly at the hint
+/// when no other is within [`HINT_NEAR`] lines of it, else the nearest when
+/// it is within [`HINT_NEAR`] lines and no other is within [`HINT_CLEAR`]
+/// lines); else ambiguous.
 pub fn choose<M: Clone>(
     candidates: Vec<M>,
     replace_all: bool,
@@ -735,7 +751,14 @@ pub fn choose<M: Clone>(
         return Ok(candidates);
     }
     if let Some(h) = hint {
-        if let Some(c) = candidates.iter().find(|c| line_of(c) == h) {
+        // Exactly at the hint, unless another candidate is so near that a
+        // hint a few lines off could have meant it.
+        let near_other = |c: &M| {
+            candidates
+                .iter()
+                .any(|o| line_of(o) != line_of(c) && line_of(o).abs_diff(h) <= HINT_NEAR)
+        };
+        if let Some(c) = candidates.iter().find(|c| line_of(c) == h && !near_other(c)) {
             return Ok(vec![c.clone()]);
         }
         let mut by_distance: Vec<(usize, &M)> = candidates
@@ -821,6 +844,11 @@ pub fn without_blank_boundaries(r: &Replace) -> Option<Replace> {
         .count()
         .min(trail)
         .min(replace.len() - rlead);
+    // Blank lines the replacement does not repeat would be deleted by the
+    // edit as written: dropping them from the search is then another edit.
+    if rlead != lead || rtrail != trail {
+        return None;
+    }
     let join = |ls: &[&str]| ls.iter().map(|l| format!("{l}\n")).collect::<String>();
     let (search, replace) = (
         join(&search[lead..search.len() - trail]),

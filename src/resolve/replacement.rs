@@ -37,6 +37,8 @@ pub enum Undecided {
     Alignment,
     /// Inserted lines may or may not take the search's indentation shift.
     InsertedShift,
+    /// The replacement may be written as given or shifted like the search.
+    Frame,
     /// A context line (0-based search line) may be the file's line
     /// mis-copied or the line as the author wants it.
     Context(usize),
@@ -70,6 +72,9 @@ struct Reading {
     file_frame: bool,
     /// Context lines that differ from the file are written from the payload.
     context_as_written: bool,
+    /// Changed lines take the inserted lines' shift, not their own line's
+    /// (a reading only when the search's shifts are mixed).
+    paired_as_inserted: bool,
 }
 
 impl Build<'_> {
@@ -82,20 +87,26 @@ impl Build<'_> {
             let deltas = self.deltas(unit);
             for reversed in [false, true] {
                 let ops = align(self.search, self.replace, reversed);
+                if self.pass != Pass::Exact && self.repeated_context(&ops, &deltas, unit) {
+                    return Err(Undecided::Alignment);
+                }
                 let context = self.context_readings(&ops);
                 for file_frame in self.frame_readings(unit, &deltas) {
                     for &inserted in &inserted_readings(&deltas) {
                         for &context_as_written in &context {
-                            let reading = Reading {
-                                unit,
-                                reversed,
-                                inserted,
-                                file_frame,
-                                context_as_written,
-                            };
-                            match self.render(&ops, &deltas, reading) {
-                                Some(lines) => outputs.push((lines, reading)),
-                                None => any_negative = true,
+                            for &paired_as_inserted in mixed_readings(&deltas) {
+                                let reading = Reading {
+                                    unit,
+                                    reversed,
+                                    inserted,
+                                    file_frame,
+                                    context_as_written,
+                                    paired_as_inserted,
+                                };
+                                match self.render(&ops, &deltas, reading) {
+                                    Some(lines) => outputs.push((lines, reading)),
+                                    None => any_negative = true,
+                                }
                             }
                         }
                     }
@@ -123,11 +134,15 @@ impl Build<'_> {
             return vec![PayloadUnit::SAME];
         }
         let candidates = indent::payload_units(self.style, lines);
-        let scored: Vec<(usize, PayloadUnit)> = candidates
+        let scored: Vec<((usize, usize), PayloadUnit)> = candidates
             .into_iter()
-            .map(|u| (consistency(&self.deltas(u)), u))
+            .map(|u| {
+                let deltas = self.deltas(u);
+                let fits = deltas.iter().filter(|d| **d == Some(0)).count();
+                ((fits, consistency(&deltas)), u)
+            })
             .collect();
-        let best = scored.iter().map(|(s, _)| *s).max().unwrap_or(0);
+        let best = scored.iter().map(|(s, _)| *s).max().unwrap_or((0, 0));
         scored
             .into_iter()
             .filter(|(s, _)| *s == best)
@@ -161,8 +176,11 @@ impl Build<'_> {
         if indent(self.search[s0]) == indent(self.replace[r0]) || deltas.iter().all(|d| *d == Some(0) || d.is_none()) {
             return vec![false];
         }
-        // The replacement's first line sits where the file's does: the
-        // model wrote the replacement in the file's indentation.
+        // The same line, moved to where the file has it: the model fixed
+        // the indentation in the replacement, which is in the file's frame.
+        if self.search[s0].trim() != self.replace[r0].trim() {
+            return vec![false];
+        }
         let file_width = self.style.width(indent(self.file[s0]));
         if unit.width_in(self.style, indent(self.replace[r0])) == file_width {
             vec![true]
@@ -202,6 +220,58 @@ impl Build<'_> {
         }
     }
 
+    /// Whether a context line that differs from its file line is repeated
+    /// so that which copy keeps the file's line depends on how lines are
+    /// paired, and the copies would come out differently: another search
+    /// copy sits on a different file line, or another replacement copy
+    /// written as a new line would not equal the file's line.
+    fn repeated_context(&self, ops: &[Seg], deltas: &[Option<i64>], unit: PayloadUnit) -> bool {
+        let as_new = Reading {
+            unit,
+            reversed: false,
+            inserted: 0,
+            file_frame: false,
+            context_as_written: false,
+            paired_as_inserted: false,
+        };
+        ops.iter().any(|op| match op {
+            Seg::Equal { old, .. } => old.clone().any(|j| {
+                let line = self.search[j];
+                if self.file[j] == line {
+                    return false;
+                }
+                let other_file_line = self
+                    .search
+                    .iter()
+                    .zip(self.file)
+                    .any(|(s, f)| *s == line && *f != self.file[j]);
+                let copies = self.replace.iter().filter(|r| **r == line).count();
+                let new_copy_differs = copies > 1
+                    && self.reindent(line, deltas[j].unwrap_or(0), as_new).as_deref() != Some(self.file[j]);
+                other_file_line || new_copy_differs
+            }),
+            Seg::Change { .. } => false,
+        }) || self.unpaired_repeats(ops, deltas, as_new)
+    }
+
+    /// A search line left out of the pairing while the replacement repeats
+    /// it: another alignment could pair them and keep the file's line.
+    fn unpaired_repeats(&self, ops: &[Seg], deltas: &[Option<i64>], as_new: Reading) -> bool {
+        let mut paired = vec![false; self.search.len()];
+        for op in ops {
+            if let Seg::Equal { old, .. } = op {
+                old.clone().for_each(|j| paired[j] = true);
+            }
+        }
+        (0..self.search.len()).any(|j| {
+            let line = self.search[j];
+            !paired[j]
+                && self.file[j] != line
+                && self.replace.contains(&line)
+                && self.reindent(line, deltas[j].unwrap_or(0), as_new).as_deref() != Some(self.file[j])
+        })
+    }
+
     /// The lines of one reading (`None` when a line would go below column 0).
     fn render(&self, ops: &[Seg], deltas: &[Option<i64>], r: Reading) -> Option<Vec<String>> {
         let mut out = Vec::with_capacity(self.replace.len());
@@ -220,6 +290,7 @@ impl Build<'_> {
                     for (t, k) in new.clone().enumerate() {
                         let paired = (t < old.len()).then(|| old.start + t);
                         let line = self.replace[k];
+                        let paired = paired.filter(|_| !r.paired_as_inserted);
                         match paired {
                             // Indented as its search line: as its file line.
                             Some(j)
@@ -270,6 +341,12 @@ impl Build<'_> {
         if ra.reversed != rb.reversed {
             return Undecided::Alignment;
         }
+        if ra.file_frame != rb.file_frame {
+            return Undecided::Frame;
+        }
+        if ra.paired_as_inserted != rb.paired_as_inserted {
+            return Undecided::InsertedShift;
+        }
         if ra.context_as_written != rb.context_as_written {
             let line = a.iter().zip(b).position(|(x, y)| x != y).unwrap_or(0);
             let j = self
@@ -280,6 +357,24 @@ impl Build<'_> {
             return Undecided::Context(j);
         }
         Undecided::InsertedShift
+    }
+}
+
+/// Whether changed lines may take another shift than their own line's:
+/// only when the search's shifts are mixed (neither one shift for every
+/// line, nor one slip among lines that fit), which is what a search
+/// blended from two places looks like.
+fn mixed_readings(deltas: &[Option<i64>]) -> &'static [bool] {
+    let known: Vec<i64> = deltas.iter().flatten().copied().collect();
+    let zero = known.iter().filter(|&&d| d == 0).count();
+    let off: Vec<i64> = known.iter().copied().filter(|&d| d != 0).collect();
+    let uniform = off.is_empty()
+        || (zero == 0 && off.iter().all(|&d| d == off[0]))
+        || (zero >= 2 && off.len() == 1);
+    if uniform {
+        &[false]
+    } else {
+        &[false, true]
     }
 }
 
@@ -297,8 +392,9 @@ fn consistency(deltas: &[Option<i64>]) -> usize {
 
 /// The shifts inserted lines may take (`FORMATS.md` §3): the common shift
 /// when every mis-indented search line shows it and at least two do with
-/// none at the file's indentation; none when at most one line is off among
-/// at least two that are not; otherwise every shift seen, and none.
+/// none at the file's indentation; none when one line is off among at least
+/// two that are not (a slip in that line); otherwise every shift seen, and
+/// none (a lone line off by itself shows nothing either way).
 fn inserted_readings(deltas: &[Option<i64>]) -> Vec<i64> {
     let known: Vec<i64> = deltas.iter().flatten().copied().collect();
     let zero = known.iter().filter(|&&d| d == 0).count();
@@ -310,6 +406,7 @@ fn inserted_readings(deltas: &[Option<i64>]) -> Vec<i64> {
         return vec![off[0]];
     }
     if zero >= 2 && off.len() == 1 {
+        // One line off among lines that are not: a slip in that line.
         return vec![0];
     }
     let mut readings = vec![0];
@@ -362,16 +459,18 @@ enum Seg {
     Change { old: Range<usize>, new: Range<usize> },
 }
 
-/// The line diff of `search` → `replace`; `reversed` diffs the reversed
-/// lines, which pairs repeated lines from the other end.
+/// The line diff of `search` → `replace` (patience: lines that occur once
+/// on each side anchor it, so a unique code line is never traded for a
+/// blank one); `reversed` diffs the reversed lines, which pairs repeated
+/// lines from the other end.
 fn align(search: &[&str], replace: &[&str], reversed: bool) -> Vec<Seg> {
     let (n, m) = (search.len(), replace.len());
     let ops = if reversed {
         let s: Vec<&str> = search.iter().rev().copied().collect();
         let r: Vec<&str> = replace.iter().rev().copied().collect();
-        capture_diff_slices(Algorithm::Myers, &s, &r)
+        capture_diff_slices(Algorithm::Patience, &s, &r)
     } else {
-        capture_diff_slices(Algorithm::Myers, search, replace)
+        capture_diff_slices(Algorithm::Patience, search, replace)
     };
     let mut segs: Vec<Seg> = ops
         .into_iter()
@@ -472,9 +571,11 @@ mod tests {
     }
 
     #[test]
-    fn a_lone_shifted_line_is_refused_when_the_inserted_lines_could_go_either_way() {
-        let file = ["    x = 1"];
-        let out = build(Pass::Trimmed, &file, &["        x = 1"], &["        x = 2", "        y = 3"]);
+    fn mixed_shifts_leave_inserted_lines_undecided() {
+        let file = ["    a = 1", "    b = 2", "    c = 3", "    d = 4"];
+        let search = ["        a = 1", "        b = 2", "    c = 3", "    d = 4"];
+        let replace = ["        a = 1", "        b = 2", "        x = 0", "    c = 3", "    d = 4"];
+        let out = build(Pass::Trimmed, &file, &search, &replace);
         assert_eq!(out, Err(Undecided::InsertedShift));
     }
 
