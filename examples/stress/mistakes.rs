@@ -543,19 +543,21 @@ fn dup_blend(d: &mut Draft, rng: &mut Rng) -> bool {
 }
 
 /// A changed line written in the search as it will be after the edit (the
-/// edge line of a change taken from the after side).
+/// edge line of a change taken from the after side). The change must keep
+/// another line to change, or the payload would no longer say what to do.
 fn post_edit_ctx(d: &mut Draft, rng: &mut Rng) -> bool {
     let mut spots = Vec::new();
     for (h, hunk) in d.hunks.iter().enumerate() {
         for (i, seg) in hunk.segs.iter().enumerate() {
             if let Seg::Chg { old, new } = seg {
-                if !old.is_empty() && !new.is_empty() {
-                    if old[0] != new[0] {
-                        spots.push((h, i, true));
-                    }
-                    if old[old.len() - 1] != new[new.len() - 1] {
-                        spots.push((h, i, false));
-                    }
+                if old.is_empty() || new.is_empty() || old.len() + new.len() < 3 {
+                    continue;
+                }
+                if old[0] != new[0] {
+                    spots.push((h, i, true));
+                }
+                if old[old.len() - 1] != new[new.len() - 1] {
+                    spots.push((h, i, false));
                 }
             }
         }
@@ -629,6 +631,22 @@ mod tests {
     }
 
     #[test]
+    fn post_edit_context_leaves_a_change_to_make() {
+        for seed in 0..40 {
+            let (_, d, applied) = draft("post_edit_ctx", seed);
+            assert!(applied);
+            assert!(d.hunks.iter().all(|h| h.search() != h.replace()), "seed {seed}");
+        }
+        // A one-line change written as already done would change nothing.
+        let mut pair = sample_pair();
+        pair.after = pair.before.replace("    return a + b\n", "    return b + a\n");
+        pair.regions = vec![[5, 6, 5, 6]];
+        let mut rng = Rng::from_parts(&[1]);
+        let mut d = Draft::build(&pair, Context::Normal, &mut rng);
+        assert!(!apply("post_edit_ctx", &mut d, false, &mut rng));
+    }
+
+    #[test]
     fn file_mistakes_change_before_and_after_alike() {
         for seed in 0..20 {
             let (clean, d, _) = draft("trailing_ws_file", seed);
@@ -639,8 +657,17 @@ mod tests {
             assert!(!changed.is_empty());
             for i in changed {
                 assert_eq!(d.before[i].trim_end(), clean.before[i]);
-                assert!(d.after.contains(&d.before[i]));
             }
+            // The real change, applied to the changed file, gives the changed after.
+            let mut rebuilt: Vec<&String> = Vec::new();
+            let mut next = 0;
+            for &[b0, b1, a0, a1] in &sample_pair().regions {
+                rebuilt.extend(&d.before[next..b0]);
+                rebuilt.extend(&d.after[a0..a1]);
+                next = b1;
+            }
+            rebuilt.extend(&d.before[next..]);
+            assert_eq!(rebuilt, d.after.iter().collect::<Vec<_>>());
             let (_, d, _) = draft("crlf_file", seed);
             assert!(d.before_text().contains("\r\n") && d.after_text().ends_with("\r\n"));
         }
