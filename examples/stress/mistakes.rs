@@ -635,11 +635,16 @@ mod tests {
         for seed in 0..40 {
             let (_, d, applied) = draft("post_edit_ctx", seed);
             assert!(applied);
-            assert!(d.hunks.iter().all(|h| h.search() != h.replace()), "seed {seed}");
+            assert!(
+                d.hunks.iter().all(|h| h.search() != h.replace()),
+                "seed {seed}"
+            );
         }
         // A one-line change written as already done would change nothing.
         let mut pair = sample_pair();
-        pair.after = pair.before.replace("    return a + b\n", "    return b + a\n");
+        pair.after = pair
+            .before
+            .replace("    return a + b\n", "    return b + a\n");
         pair.regions = vec![[5, 6, 5, 6]];
         let mut rng = Rng::from_parts(&[1]);
         let mut d = Draft::build(&pair, Context::Normal, &mut rng);
