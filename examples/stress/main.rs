@@ -22,7 +22,7 @@ mod rng;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use case::{known, Case, CaseId};
 use judge::{Judged, Verdict};
@@ -157,10 +157,10 @@ fn case_ids(args: &Args, pairs: usize) -> Vec<CaseId> {
         .collect()
 }
 
-/// Builds and judges every id, on `jobs` threads; `None` for the ids that
-/// did not fit.
-fn run_all(ids: &[CaseId], pairs: &[Pair], args: &Args) -> Vec<Option<Judged>> {
-    let mut results: Vec<Option<Judged>> = vec![None; ids.len()];
+/// Builds and judges every id, on `jobs` threads, with the time each
+/// judgement took; `None` for the ids that did not fit.
+fn run_all(ids: &[CaseId], pairs: &[Pair], args: &Args) -> Vec<Option<(Judged, Duration)>> {
+    let mut results: Vec<Option<(Judged, Duration)>> = vec![None; ids.len()];
     std::thread::scope(|scope| {
         let chunks: Vec<_> = (0..args.jobs)
             .map(|t| {
@@ -171,7 +171,10 @@ fn run_all(ids: &[CaseId], pairs: &[Pair], args: &Args) -> Vec<Option<Judged>> {
                             (
                                 i,
                                 case::build(&ids[i], pairs).map(|c| {
-                                    judge::judge(&c.payload, &c.draft, c.id.format, args.fuzzy)
+                                    let started = Instant::now();
+                                    let judged =
+                                        judge::judge(&c.payload, &c.draft, c.id.format, args.fuzzy);
+                                    (judged, started.elapsed())
                                 }),
                             )
                         })
@@ -251,10 +254,14 @@ fn run() -> Result<ExitCode, String> {
     let results = run_all(&ids, &pairs, &args);
     let mut report = Report::default();
     let mut failures = Vec::new();
+    let mut slowest: Option<(Duration, &CaseId)> = None;
     for (id, judged) in ids.iter().zip(&results) {
         match judged {
             None => report.not_applicable += 1,
-            Some(j) => {
+            Some((j, took)) => {
+                if slowest.is_none_or(|(t, _)| took > &t) {
+                    slowest = Some((*took, id));
+                }
                 report.add(id.format, id.mistake, j);
                 if listed(&j.verdict, args.list.as_deref()) {
                     failures.push(describe(id, &pairs[id.pair], j));
@@ -271,22 +278,29 @@ fn run() -> Result<ExitCode, String> {
         elapsed.as_secs_f64(),
         args.seed
     );
+    if let Some((took, id)) = slowest {
+        println!("slowest case: {id} ({:.1} ms)", took.as_secs_f64() * 1e3);
+    }
     if !failures.is_empty() {
         let what = args.list.as_deref().unwrap_or("wrong/crash");
-        println!(
-            "\nfirst {} of {} {what} cases (dump one: --dump DIR --case ID):",
-            args.show.min(failures.len()),
-            failures.len()
-        );
-        for f in failures.iter().take(args.show) {
-            println!("  {f}");
+        if args.show == 0 {
+            println!("{} {what} cases (--show N lists them)", failures.len());
+        } else {
+            let shown = args.show.min(failures.len());
+            println!(
+                "\nfirst {shown} of {} {what} cases (dump one: --dump DIR --case ID):",
+                failures.len()
+            );
+            for f in failures.iter().take(args.show) {
+                println!("  {f}");
+            }
         }
     }
     let mut cli_mismatch = 0;
     if let Some(bin) = &args.cli {
         let mut checked = 0;
         for (i, (id, judged)) in ids.iter().zip(&results).enumerate() {
-            let (Some(judged), true) = (judged, i % args.cli_every == 0) else {
+            let (Some((judged, _)), true) = (judged, i % args.cli_every == 0) else {
                 continue;
             };
             let case = case::build(id, &pairs).expect("it was built before");

@@ -651,6 +651,85 @@ mod tests {
         assert!(!apply("post_edit_ctx", &mut d, false, &mut rng));
     }
 
+    /// Every line of the drafts' hunks, search and replacement, in order.
+    fn all_lines(d: &Draft) -> Vec<String> {
+        let mut d = d.clone();
+        d.hunks
+            .iter_mut()
+            .flat_map(|h| h.lines_mut().map(|l| l.clone()).collect::<Vec<_>>())
+            .collect()
+    }
+
+    #[test]
+    fn every_mistake_changes_only_what_it_should() {
+        for mistake in ALL {
+            for seed in 0..40 {
+                let (clean, d, applied) = draft(mistake, seed);
+                if !applied {
+                    continue;
+                }
+                let file_mistake = matches!(mistake, "trailing_ws_file" | "crlf_file");
+                let payload_kept = file_mistake || matches!(mistake, "none" | "short_ctx");
+                assert_eq!(
+                    payload_kept,
+                    d.hunks == clean.hunks,
+                    "{mistake}: the payload changes unless the file does"
+                );
+                if !file_mistake {
+                    assert_eq!(
+                        (&d.before, &d.after),
+                        (&clean.before, &clean.after),
+                        "{mistake} changed the file"
+                    );
+                }
+                let (got, was) = (all_lines(&d), all_lines(&clean));
+                let same_count = got.len() == was.len();
+                let pairs = got.iter().zip(&was);
+                let differing = pairs.clone().filter(|(g, w)| g != w).count();
+                match mistake {
+                    "indent_block" | "tabs_spaces" => {
+                        assert!(
+                            same_count
+                                && pairs.clone().all(|(g, w)| g.trim_start() == w.trim_start()),
+                            "{mistake}"
+                        )
+                    }
+                    // One search line, and its replacement copy when it is context.
+                    "indent_line" => {
+                        assert!(same_count && (1..=2).contains(&differing), "{mistake}")
+                    }
+                    "trailing_ws_payload" => {
+                        assert!(
+                            same_count && pairs.clone().all(|(g, w)| g.trim_end() == w.trim_end()),
+                            "{mistake}"
+                        )
+                    }
+                    "line_numbers" => assert!(
+                        same_count && pairs.clone().all(|(g, w)| g.ends_with(w.as_str())),
+                        "{mistake}"
+                    ),
+                    "truncate_first" | "truncate_last" | "dup_blend" => {
+                        assert!(same_count && (1..=2).contains(&differing), "{mistake}")
+                    }
+                    "blank_edge_added" => assert_eq!(
+                        got.len(),
+                        was.len() + 2,
+                        "{mistake}: one blank line, both sides"
+                    ),
+                    "blank_edge_dropped" | "blank_inner_dropped" => {
+                        assert_eq!(
+                            got.len() + 2,
+                            was.len(),
+                            "{mistake}: one blank line, both sides"
+                        )
+                    }
+                    "post_edit_ctx" => assert!(same_count && differing == 1, "{mistake}"),
+                    _ => {}
+                }
+            }
+        }
+    }
+
     #[test]
     fn file_mistakes_change_before_and_after_alike() {
         for seed in 0..20 {
