@@ -1,6 +1,6 @@
 //! A case on disk in the corpus layout (`../shared/corpus/README.md`), to
 //! replay it with `../shared/corpus/run`, and the check of a case through
-//! the real binary (`BIN apply --json --root DIR PAYLOAD`).
+//! the real binary (`BIN apply --json --root DIR [--fuzzy T] PAYLOAD`).
 
 use std::path::Path;
 use std::process::Command;
@@ -45,9 +45,9 @@ pub fn write_case(dir: &Path, case: &Case, pair: &Pair) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Runs `case` through the binary in a scratch directory and judges it
-/// like the in-process run.
-pub fn run_cli(bin: &Path, case: &Case) -> Result<Judged, String> {
+/// Runs `case` through the binary in a scratch directory (with `--fuzzy T`
+/// when given) and judges it like the in-process run.
+pub fn run_cli(bin: &Path, case: &Case, fuzzy: Option<f64>) -> Result<Judged, String> {
     let d = &case.draft;
     let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
     let root = tmp.path().join("root");
@@ -59,9 +59,12 @@ pub fn run_cli(bin: &Path, case: &Case) -> Result<Judged, String> {
         .path()
         .join(format!("payload.{}", formats::extension(case.id.format)));
     std::fs::write(&payload, &case.payload).map_err(|e| e.to_string())?;
-    let out = Command::new(bin)
-        .args(["apply", "--json", "--root"])
-        .arg(&root)
+    let mut command = Command::new(bin);
+    command.args(["apply", "--json", "--root"]).arg(&root);
+    if let Some(t) = fuzzy {
+        command.arg("--fuzzy").arg(t.to_string());
+    }
+    let out = command
         .arg(&payload)
         .output()
         .map_err(|e| format!("{}: {e}", bin.display()))?;

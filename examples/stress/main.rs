@@ -304,7 +304,7 @@ fn run() -> Result<ExitCode, String> {
                 continue;
             };
             let case = case::build(id, &pairs).expect("it was built before");
-            let via_cli = dump::run_cli(bin, &case)?;
+            let via_cli = dump::run_cli(bin, &case, args.fuzzy)?;
             checked += 1;
             if via_cli.verdict != judged.verdict {
                 cli_mismatch += 1;
