@@ -296,32 +296,59 @@ fn run() -> Result<ExitCode, String> {
             }
         }
     }
-    let mut cli_mismatch = 0;
-    if let Some(bin) = &args.cli {
-        let mut checked = 0;
-        for (i, (id, judged)) in ids.iter().zip(&results).enumerate() {
-            let (Some((judged, _)), true) = (judged, i % args.cli_every == 0) else {
-                continue;
-            };
-            let case = case::build(id, &pairs).expect("it was built before");
-            let via_cli = dump::run_cli(bin, &case, args.fuzzy)?;
-            checked += 1;
-            if via_cli.verdict != judged.verdict {
-                cli_mismatch += 1;
-                println!(
-                    "cli differs on {id}: in process {:?}, binary {:?} ({})",
-                    judged.verdict, via_cli.verdict, via_cli.detail
-                );
-            }
+    let cli_mismatch = match &args.cli {
+        Some(bin) => check_cli(bin, &ids, &results, &pairs, &args)?,
+        None => 0,
+    };
+    write_outputs(&report, &args, elapsed)?;
+    let failed = report.total.wrong + report.total.crash > 0 || cli_mismatch > 0;
+    Ok(if args.fail_on_wrong && failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Runs every `--cli-every`-th judged case through the binary; returns how
+/// many verdicts differ from the in-process ones.
+fn check_cli(
+    bin: &std::path::Path,
+    ids: &[CaseId],
+    results: &[Option<(Judged, Duration)>],
+    pairs: &[Pair],
+    args: &Args,
+) -> Result<usize, String> {
+    let (mut checked, mut differ) = (0, 0);
+    for (i, (id, judged)) in ids.iter().zip(results).enumerate() {
+        let (Some((judged, _)), true) = (judged, i % args.cli_every == 0) else {
+            continue;
+        };
+        let case = case::build(id, pairs).expect("it was built before");
+        let via_cli = dump::run_cli(bin, &case, args.fuzzy)?;
+        checked += 1;
+        if via_cli.verdict != judged.verdict {
+            differ += 1;
+            println!(
+                "cli differs on {id}: in process {:?}, binary {:?} ({})",
+                judged.verdict, via_cli.verdict, via_cli.detail
+            );
         }
-        println!(
-            "cli: {checked} cases through {}, {cli_mismatch} verdicts differ",
-            bin.display()
-        );
     }
+    println!(
+        "cli: {checked} cases through {}, {differ} verdicts differ",
+        bin.display()
+    );
+    Ok(differ)
+}
+
+/// Writes `--markdown` and `--json`.
+fn write_outputs(report: &Report, args: &Args, elapsed: Duration) -> Result<(), String> {
+    let matching = args
+        .fuzzy
+        .map_or("tolerant".to_owned(), |t| format!("fuzzy {t}"));
     if let Some(path) = &args.markdown {
         let head = format!(
-            "Seed {}, {} cases, {:.0}s on a release build.\n\n",
+            "Seed {}, {matching} matching, {} cases, {:.0}s.\n\n",
             args.seed,
             report.total.cases,
             elapsed.as_secs_f64()
@@ -330,16 +357,12 @@ fn run() -> Result<ExitCode, String> {
             .map_err(|e| format!("{}: {e}", path.display()))?;
     }
     if let Some(path) = &args.json {
-        let mut value = serde_json::to_value(&report).map_err(|e| e.to_string())?;
+        let mut value = serde_json::to_value(report).map_err(|e| e.to_string())?;
         value["seed"] = args.seed.into();
+        value["matching"] = matching.into();
         value["seconds"] = elapsed.as_secs_f64().into();
         let text = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
         std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
     }
-    let failed = report.total.wrong + report.total.crash > 0 || cli_mismatch > 0;
-    Ok(if args.fail_on_wrong && failed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(())
 }
