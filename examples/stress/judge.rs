@@ -1,0 +1,324 @@
+//! Applies a payload in process and judges the result against the real
+//! "after" file, never against the engine's own plan.
+//!
+//! Verdicts: `right` (applied, byte for byte the after file), `refused`
+//! (errors, nothing applied), `wrong` (applied, other text), `unpinnable`
+//! (applied, other text, but no tool could have pinned the intended place:
+//! see [`unpinnable`]), `crash` (a panic, or an error kind that is not one
+//! of `FORMATS.md` §6).
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use llm_edit_lsp::engine::{self, Options};
+use llm_edit_lsp::error::{EditError, ErrorKind};
+use llm_edit_lsp::text::encoding::Encoding;
+use llm_edit_lsp::workspace::{FileSource, LoadError, SourceText, WorkspacePath};
+
+use crate::draft::{join_lines, Draft};
+use crate::formats;
+
+/// The stable error kinds of `FORMATS.md` §6.
+const KINDS: [&str; 11] = [
+    "parse",
+    "truncated",
+    "not_found",
+    "ambiguous",
+    "overlap",
+    "no_op",
+    "file_not_found",
+    "file_exists",
+    "binary",
+    "outside_root",
+    "conflict",
+];
+
+/// What became of one case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Right,
+    /// Refused, with the first error's kind.
+    Refused(String),
+    Wrong,
+    Unpinnable,
+    /// A panic or an unknown error kind, with what was seen.
+    Crash(String),
+}
+
+impl Verdict {
+    /// The verdict's class: `right`, `refused`, `wrong`, `unpinnable`,
+    /// `crash`.
+    pub fn class(&self) -> &'static str {
+        match self {
+            Verdict::Right => "right",
+            Verdict::Refused(_) => "refused",
+            Verdict::Wrong => "wrong",
+            Verdict::Unpinnable => "unpinnable",
+            Verdict::Crash(_) => "crash",
+        }
+    }
+}
+
+/// A verdict and the details a report shows.
+#[derive(Clone, Debug)]
+pub struct Judged {
+    pub verdict: Verdict,
+    /// For refusals: every error names its file and edit, has a message,
+    /// and `ambiguous`/`not_found` name lines.
+    pub precise: bool,
+    /// The first error's message, or the first differing line.
+    pub detail: String,
+}
+
+/// The one file of a case, in memory.
+struct OneFile {
+    root: PathBuf,
+    path: String,
+    text: Arc<SourceText>,
+}
+
+impl FileSource for OneFile {
+    fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn load(&self, path: &WorkspacePath) -> Result<Option<Arc<SourceText>>, LoadError> {
+        Ok((path.as_str() == self.path).then(|| self.text.clone()))
+    }
+}
+
+/// Runs `payload` against the draft's before file and judges the result.
+pub fn judge(payload: &str, d: &Draft, format: &str, fuzzy: Option<f64>) -> Judged {
+    let source = OneFile {
+        root: PathBuf::from("/stress-root"),
+        path: d.path.clone(),
+        text: Arc::new(SourceText::from_disk(d.before_text(), Encoding::Utf8)),
+    };
+    let options = Options {
+        fuzzy,
+        ..Options::default()
+    };
+    let outcome = match catch_unwind(AssertUnwindSafe(|| engine::run(payload, &options, &source))) {
+        Ok(outcome) => outcome,
+        Err(panic) => {
+            let msg = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                .unwrap_or_else(|| "panic".into());
+            return Judged {
+                verdict: Verdict::Crash(format!("panic: {msg}")),
+                precise: false,
+                detail: msg,
+            };
+        }
+    };
+    if !outcome.errors.is_empty() {
+        return refusal(&outcome.errors);
+    }
+    let result = match outcome.files.iter().find(|f| f.path.as_str() == d.path) {
+        Some(change) => change.after.clone().unwrap_or_default(),
+        None => d.before_text(),
+    };
+    judge_result(&result, d, format)
+}
+
+/// Judges an applied result.
+pub fn judge_result(result: &str, d: &Draft, format: &str) -> Judged {
+    let want = d.after_text();
+    if result == want {
+        return Judged {
+            verdict: Verdict::Right,
+            precise: true,
+            detail: String::new(),
+        };
+    }
+    let verdict = if unpinnable(d, format) {
+        Verdict::Unpinnable
+    } else {
+        Verdict::Wrong
+    };
+    Judged {
+        verdict,
+        precise: true,
+        detail: first_difference(result, &want),
+    }
+}
+
+/// The verdict for a run that reported errors.
+fn refusal(errors: &[EditError]) -> Judged {
+    let first = &errors[0];
+    if let Some(e) = errors.iter().find(|e| !KINDS.contains(&e.kind.name())) {
+        return Judged {
+            verdict: Verdict::Crash(format!("unknown error kind {}", e.kind)),
+            precise: false,
+            detail: e.message.clone(),
+        };
+    }
+    Judged {
+        verdict: Verdict::Refused(first.kind.name().to_owned()),
+        precise: errors.iter().all(is_precise),
+        detail: first.message.clone(),
+    }
+}
+
+/// An error names what to fix: its file and edit (the payload line, for
+/// parse errors), a message, and lines where `FORMATS.md` §6 asks for them.
+fn is_precise(e: &EditError) -> bool {
+    let located = match e.kind {
+        ErrorKind::Parse | ErrorKind::Truncated => !e.lines.is_empty(),
+        ErrorKind::NotFound | ErrorKind::Ambiguous => {
+            e.path.is_some() && e.edit.is_some() && !e.lines.is_empty()
+        }
+        _ => e.path.is_some() && e.edit.is_some(),
+    };
+    located && !e.message.trim().is_empty()
+}
+
+/// "No tool could pin this": some edit's search, as written, does not match
+/// exactly at its intended place but matches exactly at exactly one other
+/// place (whole lines for line formats, a substring for string tools; for
+/// diffs, after the previous hunk). The exact reading, which every tool
+/// tries first, then points elsewhere. When the search matches exactly
+/// twice or more, a tool can refuse (`ambiguous`), so a wrong edit there is
+/// the engine's.
+pub fn unpinnable(d: &Draft, format: &str) -> bool {
+    let mut floor = 0;
+    for hunk in &d.hunks {
+        let (lines, at): (Vec<&str>, usize) = if formats::is_simultaneous(format) {
+            (
+                d.before.iter().map(String::as_str).collect(),
+                hunk.before_start,
+            )
+        } else {
+            let done = d.after[..hunk.after_start].iter();
+            let rest = d.before[hunk.before_start..].iter();
+            (
+                done.chain(rest).map(String::as_str).collect(),
+                hunk.after_start,
+            )
+        };
+        let (intended, others) = if formats::is_string_tool(format) {
+            substring_places(&lines, at, &formats::string_pair(d, hunk).0)
+        } else {
+            line_places(&lines, at, &hunk.search(), floor)
+        };
+        if !intended && others == 1 {
+            return true;
+        }
+        if formats::is_simultaneous(format) {
+            floor = hunk.before_start + hunk.before_len;
+        }
+    }
+    false
+}
+
+/// Whether `search` matches whole lines at `at`, and how many other places
+/// (from `floor` on) it matches.
+fn line_places(lines: &[&str], at: usize, search: &[&str], floor: usize) -> (bool, usize) {
+    let n = search.len();
+    let hits = (floor..(lines.len() + 1).saturating_sub(n)).filter(|&i| lines[i..i + n] == *search);
+    let (mut intended, mut others) = (false, 0);
+    for i in hits {
+        if i == at {
+            intended = true;
+        } else {
+            others += 1;
+        }
+    }
+    (intended, others)
+}
+
+/// Whether `needle` occurs in the text starting on the intended line (or at
+/// the line break just before it), and how many other occurrences it has.
+fn substring_places(lines: &[&str], at: usize, needle: &str) -> (bool, usize) {
+    let owned: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
+    let text = join_lines(&owned, "\n");
+    let start: usize = lines[..at].iter().map(|l| l.len() + 1).sum();
+    let first_line = lines.get(at).map_or(0, |l| l.len());
+    let window = start.saturating_sub(1)..=start + first_line;
+    let (mut intended, mut others) = (false, 0);
+    if needle.is_empty() {
+        return (false, 0);
+    }
+    let mut from = 0;
+    while let Some(i) = text[from..].find(needle) {
+        let pos = from + i;
+        if window.contains(&pos) {
+            intended = true;
+        } else {
+            others += 1;
+        }
+        from = pos + text[pos..].chars().next().map_or(1, char::len_utf8);
+    }
+    (intended, others)
+}
+
+/// The first line where `got` and `want` differ.
+pub fn first_difference(got: &str, want: &str) -> String {
+    let (g, w): (Vec<&str>, Vec<&str>) = (got.split('\n').collect(), want.split('\n').collect());
+    for i in 0..g.len().max(w.len()) {
+        let (a, b) = (g.get(i), w.get(i));
+        if a != b {
+            let show = |l: Option<&&str>| {
+                l.map_or("<end>".to_owned(), |l| {
+                    format!("{:?}", l.chars().take(70).collect::<String>())
+                })
+            };
+            return format!("line {}: got {}, want {}", i + 1, show(a), show(b));
+        }
+    }
+    "identical".into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::draft::{tests::sample_pair, Context};
+    use crate::rng::Rng;
+
+    #[test]
+    fn places_are_counted_apart_from_the_intended_one() {
+        let lines = ["a", "x", "b", "x", "b"];
+        assert_eq!(line_places(&lines, 1, &["x", "b"], 0), (true, 1));
+        assert_eq!(line_places(&lines, 0, &["x", "b"], 0), (false, 2));
+        assert_eq!(line_places(&lines, 0, &["x", "b"], 2), (false, 1));
+        assert_eq!(substring_places(&lines, 1, "x\nb"), (true, 1));
+        // A leading newline still starts at the intended line.
+        assert_eq!(substring_places(&lines, 3, "\nx\nb\n"), (true, 1));
+        assert_eq!(substring_places(&["  foo", "foo"], 0, "foo"), (true, 1));
+    }
+
+    #[test]
+    fn a_search_matching_only_elsewhere_is_unpinnable() {
+        let pair = sample_pair();
+        let mut d = Draft::build(&pair, Context::Normal, &mut Rng::from_parts(&[2]));
+        assert!(!unpinnable(&d, "search_replace"));
+        // Context copied from line 10 (value_10): only that place matches.
+        let h = d.hunks.len() - 1;
+        let last = d.hunks[h].segs.len() - 1;
+        d.hunks[h].segs[last] = crate::draft::ctx("value_10 = compute(10)");
+        d.hunks[h].segs.truncate(last + 1);
+        d.hunks[h].segs.drain(..last);
+        assert!(unpinnable(&d, "search_replace"));
+        assert!(unpinnable(&d, "edit_file"));
+    }
+
+    #[test]
+    fn a_wrong_result_is_wrong_and_a_panic_free_refusal_is_refused() {
+        let pair = sample_pair();
+        let d = Draft::build(&pair, Context::Normal, &mut Rng::from_parts(&[4]));
+        assert_eq!(
+            judge_result(&d.before_text(), &d, "search_replace").verdict,
+            Verdict::Wrong
+        );
+        let judged = judge(
+            "pkg/mod.py\n```\n<<<<<<< SEARCH\nnowhere\n=======\nx\n>>>>>>> REPLACE\n```\n",
+            &d,
+            "search_replace",
+            None,
+        );
+        assert_eq!(judged.verdict, Verdict::Refused("not_found".into()));
+    }
+}
