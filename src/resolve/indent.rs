@@ -131,23 +131,45 @@ impl PayloadUnit {
     }
 }
 
-/// Whether a payload is indented in the other style than the file: every
-/// indented payload line starts with spaces in a tab-indented file, or
-/// with a tab in a space-indented one. Only then is its indentation
-/// converted; a payload that mixes styles as the file does (spaces inside
-/// a tab-indented file's string literal) is written as it is.
-pub fn other_style<'a>(file: Style, lines: impl Iterator<Item = &'a str>) -> bool {
+/// Whether a payload is indented in the other style than the file, and
+/// so must be converted. The matched lines decide: the payload is foreign
+/// when every indented search line starts with the other character than
+/// its file line (spaces for a tab, or a tab for spaces). With no indented
+/// search line to go by, the file's style decides: every indented payload
+/// line starts with spaces in a tab-indented file, or with a tab in a
+/// space-indented one. A payload that mixes styles as the file does
+/// (spaces inside a tab-indented file's string literal) is never converted.
+pub fn foreign<'a>(
+    file: Style,
+    pairs: impl Iterator<Item = (&'a str, &'a str)>,
+    payload: impl Iterator<Item = &'a str>,
+) -> bool {
+    let lead = |l: &str| indent(l).chars().next();
+    let mut shown = None;
+    for (s, f) in pairs {
+        if s.trim().is_empty() || f.trim().is_empty() {
+            continue;
+        }
+        match (lead(s), lead(f)) {
+            (Some(a), Some(b)) if a != b => shown = Some(true),
+            (Some(_), Some(_)) => return false,
+            _ => {}
+        }
+    }
+    if let Some(foreign) = shown {
+        return foreign;
+    }
     let mut any = false;
-    for line in lines {
+    for line in payload {
         let ind = indent(line);
         if line.trim().is_empty() || ind.is_empty() {
             continue;
         }
-        let foreign = match file {
+        let other = match file {
             Style::Tabs => ind.starts_with(' ') && !ind.contains('\t') && ind.len() >= 2,
             Style::Spaces(_) => ind.starts_with('\t'),
         };
-        if !foreign {
+        if !other {
             return false;
         }
         any = true;
@@ -243,8 +265,12 @@ mod tests {
         assert_eq!(four.width_in(Style::Tabs, "\t  "), TAB_LEVEL + 2);
         assert_eq!(PayloadUnit(2).width_in(Style::Spaces(4), "\t\t "), 5);
         assert_eq!(PayloadUnit::SAME.width_in(Style::Tabs, "\t    "), TAB_LEVEL + 4);
-        assert!(other_style(Style::Tabs, ["    x", "        y", "z"].into_iter()));
-        assert!(!other_style(Style::Tabs, ["\tx", "    y"].into_iter()));
+        let none = std::iter::empty();
+        assert!(foreign(Style::Tabs, none, ["    x", "        y", "z"].into_iter()));
+        assert!(!foreign(Style::Tabs, std::iter::empty(), ["\tx", "    y"].into_iter()));
+        // The matched lines outweigh the file's overall style.
+        let pairs = [("\tx", "\tx")].into_iter();
+        assert!(!foreign(Style::Spaces(3), pairs, ["\tx", "\t\ty"].into_iter()));
         assert_eq!(Style::Tabs.render(2 * TAB_LEVEL + 1), Some("\t\t ".into()));
         assert_eq!(Style::Spaces(4).render(-1), None);
     }

@@ -438,7 +438,7 @@ impl Locator<'_> {
                         "{}{}{}",
                         &text[span.line_start..m.start],
                         replace,
-                        &text[m.end..span.content_end]
+                        &text[m.end.min(span.content_end)..span.content_end]
                     );
                     return Err(Miss::FragmentOrLine {
                         lines: line..last,
@@ -544,7 +544,8 @@ impl Locator<'_> {
     /// other one.
     fn exact_lines(&self, search: &[&str], replace: &[&str]) -> Result<Vec<String>, Miss> {
         let lines = search.iter().chain(replace).copied();
-        if !indent::other_style(self.style, lines) {
+        let pairs = search.iter().map(|s| (*s, *s));
+        if !indent::foreign(self.style, pairs, lines) {
             return Ok(replace.iter().map(|l| l.to_string()).collect());
         }
         Build {
@@ -647,7 +648,8 @@ impl Locator<'_> {
         let search = split_lines(&r.search, MatchUnit::Substring);
         let replace = split_lines(&r.replace, MatchUnit::Substring);
         let lines = search.iter().chain(&replace).copied();
-        if replace.is_empty() || !indent::other_style(self.style, lines) {
+        let pairs = search.iter().map(|s| (*s, *s));
+        if replace.is_empty() || !indent::foreign(self.style, pairs, lines) {
             return Ok(self.line_ending.apply(&r.replace));
         }
         let mut new_lines = self.exact_lines(&search, &replace)?;

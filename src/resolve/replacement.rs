@@ -130,7 +130,8 @@ impl Build<'_> {
     /// by how many search lines share its most common shift to the file.
     fn units(&self) -> Vec<PayloadUnit> {
         let lines = self.search.iter().chain(self.replace).copied();
-        if !indent::other_style(self.style, lines.clone()) {
+        let pairs = self.search.iter().copied().zip(self.file.iter().copied());
+        if !indent::foreign(self.style, pairs, lines.clone()) {
             return vec![PayloadUnit::SAME];
         }
         let candidates = indent::payload_units(self.style, lines);
@@ -361,16 +362,17 @@ impl Build<'_> {
 }
 
 /// Whether changed lines may take another shift than their own line's:
-/// only when the search's shifts are mixed (neither one shift for every
-/// line, nor one slip among lines that fit), which is what a search
-/// blended from two places looks like.
+/// only when the search's shifts are mixed (not one shift for every line),
+/// which is what a slip in one line, or a search blended from two places,
+/// looks like.
 fn mixed_readings(deltas: &[Option<i64>]) -> &'static [bool] {
     let known: Vec<i64> = deltas.iter().flatten().copied().collect();
     let zero = known.iter().filter(|&&d| d == 0).count();
     let off: Vec<i64> = known.iter().copied().filter(|&d| d != 0).collect();
-    let uniform = off.is_empty()
-        || (zero == 0 && off.iter().all(|&d| d == off[0]))
-        || (zero >= 2 && off.len() == 1);
+    // One slip among lines that fit is mixed too: the slipped line may be
+    // mis-copied in the search only (its change is written as meant) or in
+    // both halves (its change takes the slip's shift).
+    let uniform = off.is_empty() || (zero == 0 && off.iter().all(|&d| d == off[0]));
     if uniform {
         &[false]
     } else {
