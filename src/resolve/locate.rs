@@ -787,22 +787,32 @@ fn line_span(index: &crate::text::lines::LineIndex, m: &Range<usize>) -> Range<u
 }
 
 /// Does `m` start at a line start and end at a line end (in the doc)?
+/// A needle whose last line is blank ends with a newline: it needs that
+/// blank line's own terminator after it, never the end of the text (a text
+/// ending in a newline has no empty last line).
 fn is_whole_lines(doc: &Doc, m: &Range<usize>) -> bool {
     let starts_line = m.start == 0 || doc.byte_before(m.start) == Some(b'\n');
-    let ends_line = m.end == doc.len()
-        || doc.byte_at(m.end) == b'\n'
-        || (doc.byte_at(m.end) == b'\r'
-            && m.end + 1 < doc.len()
-            && doc.byte_at(m.end + 1) == b'\n');
+    let blank_last = m.end > m.start && doc.byte_at(m.end - 1) == b'\n';
+    let ends_line = if m.end == doc.len() {
+        !blank_last
+    } else {
+        doc.byte_at(m.end) == b'\n'
+            || (doc.byte_at(m.end) == b'\r'
+                && m.end + 1 < doc.len()
+                && doc.byte_at(m.end + 1) == b'\n')
+    };
     starts_line && ends_line
 }
 
 fn is_whole_lines_text(text: &str, m: &Range<usize>) -> bool {
     let b = text.as_bytes();
     let starts_line = m.start == 0 || b[m.start - 1] == b'\n';
-    let ends_line = m.end == b.len()
-        || b[m.end] == b'\n'
-        || (b[m.end] == b'\r' && b.get(m.end + 1) == Some(&b'\n'));
+    let blank_last = m.end > m.start && b[m.end - 1] == b'\n';
+    let ends_line = if m.end == b.len() {
+        !blank_last
+    } else {
+        b[m.end] == b'\n' || (b[m.end] == b'\r' && b.get(m.end + 1) == Some(&b'\n'))
+    };
     starts_line && ends_line
 }
 
