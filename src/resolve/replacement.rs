@@ -90,7 +90,7 @@ impl Build<'_> {
                 if self.pass != Pass::Exact && self.repeated_context(&ops, &deltas, unit) {
                     return Err(Undecided::Alignment);
                 }
-                let context = self.context_readings(&ops);
+                let context = self.context_readings(&ops, &deltas);
                 for file_frame in self.frame_readings(unit, &deltas) {
                     for &inserted in &inserted_readings(&deltas) {
                         for &context_as_written in &context {
@@ -194,7 +194,7 @@ impl Build<'_> {
     /// written: when the payload changes some line's whitespace only (it
     /// treats whitespace as meaningful), or when a truncated boundary line
     /// repeated in the replacement could be a whole line.
-    fn context_readings(&self, ops: &[Seg]) -> Vec<bool> {
+    fn context_readings(&self, ops: &[Seg], deltas: &[Option<i64>]) -> Vec<bool> {
         let whitespace_change = ops.iter().any(|op| match op {
             Seg::Change { old, new } => old
                 .clone()
@@ -214,7 +214,10 @@ impl Build<'_> {
                 let (s, f) = (self.search[j].trim(), self.file[j].trim());
                 s != f && is_truncated_prefix(s, f) && !surely_truncated(s, f)
             });
-        if (whitespace_change && equal_lines().any(differs)) || doubtful_truncation {
+        // A context line indented off while other lines fit may be the
+        // line as it will be after the edit, not a mis-copy of the file's.
+        let doubtful_indent = !uniform_shift(deltas) && equal_lines().any(|j| deltas[j].is_some_and(|d| d != 0));
+        if (whitespace_change && equal_lines().any(differs)) || doubtful_truncation || doubtful_indent {
             vec![false, true]
         } else {
             vec![false]
@@ -366,17 +369,22 @@ impl Build<'_> {
 /// which is what a slip in one line, or a search blended from two places,
 /// looks like.
 fn mixed_readings(deltas: &[Option<i64>]) -> &'static [bool] {
-    let known: Vec<i64> = deltas.iter().flatten().copied().collect();
-    let zero = known.iter().filter(|&&d| d == 0).count();
-    let off: Vec<i64> = known.iter().copied().filter(|&d| d != 0).collect();
     // One slip among lines that fit is mixed too: the slipped line may be
     // mis-copied in the search only (its change is written as meant) or in
     // both halves (its change takes the slip's shift).
-    let uniform = off.is_empty() || (zero == 0 && off.iter().all(|&d| d == off[0]));
-    if uniform {
+    if uniform_shift(deltas) {
         &[false]
     } else {
         &[false, true]
+    }
+}
+
+/// Every search line fits the file, or every one is off by the same shift.
+fn uniform_shift(deltas: &[Option<i64>]) -> bool {
+    let mut known = deltas.iter().flatten();
+    match known.next() {
+        None => true,
+        Some(&d) => known.all(|&e| e == d),
     }
 }
 
@@ -421,30 +429,12 @@ fn inserted_readings(deltas: &[Option<i64>]) -> Vec<i64> {
 }
 
 /// A truncated line `search` of `file` (both trimmed) that cannot be a
-/// whole line as written: cut inside a word, or leaving a bracket or a
-/// quote open that the whole line closes.
+/// whole line as written: cut inside a word. (A line cut after a bracket
+/// or a comma can be whole: code continues on the next line.)
 pub fn surely_truncated(search: &str, file: &str) -> bool {
     let rest = &file[search.len()..];
     let word = |c: char| c.is_alphanumeric() || c == '_';
-    let mid_word = search.chars().next_back().is_some_and(word) && rest.chars().next().is_some_and(word);
-    mid_word || open_brackets(search) > 0 && open_brackets(file) == 0
-}
-
-/// Brackets and quotes left open at the end of `s` (a rough count).
-fn open_brackets(s: &str) -> usize {
-    let mut depth: i64 = 0;
-    let mut quote: Option<char> = None;
-    for c in s.chars() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '"' | '\'' | '`') => quote = Some(c),
-            (None, '(' | '[' | '{') => depth += 1,
-            (None, ')' | ']' | '}') => depth -= 1,
-            _ => {}
-        }
-    }
-    depth.max(0) as usize + usize::from(quote.is_some())
+    search.chars().next_back().is_some_and(word) && rest.chars().next().is_some_and(word)
 }
 
 /// The first non-blank line's index.
@@ -638,7 +628,7 @@ mod tests {
     #[test]
     fn surely_truncated_lines() {
         assert!(surely_truncated("from cStringIO i", "from cStringIO import StringIO"));
-        assert!(surely_truncated("x = f(a,", "x = f(a, b)"));
+        assert!(!surely_truncated("x = t.Union[", "x = t.Union[str, int]"));
         assert!(!surely_truncated("// Copyright 2013-2022 The", "// Copyright 2013-2022 The Cobra Authors"));
     }
 }
