@@ -22,5 +22,6 @@ pub mod prompt;
 pub mod report;
 pub mod resolve;
 pub mod status;
+pub mod syntax;
 pub mod text;
 pub mod workspace;

@@ -16,6 +16,7 @@ use super::replacement::{Build, Undecided};
 use super::ResolveConfig;
 use super::MatchMode;
 use crate::model::{Format, MatchUnit, Replace};
+use crate::syntax::{self, Language};
 use crate::text::line_ending::LineEnding;
 
 /// A hint picks the candidate within this many lines of it...
@@ -45,6 +46,9 @@ pub enum Miss {
     Ambiguous { candidates: Vec<Range<usize>> },
     /// One place, but what to write there is not determined.
     Undecided { lines: Range<usize>, why: Undecided },
+    /// A loose match whose result would not parse where the file did: the
+    /// first line of the error (current, 0-based).
+    BreaksSyntax { lines: Range<usize>, error_line: usize },
     /// A string tool's text matches a fragment of a line that may also be
     /// the line cut short: the two readings write different text.
     FragmentOrLine {
@@ -73,6 +77,8 @@ pub struct Locator<'a> {
     pub line_ending: LineEnding,
     /// The file's indentation style.
     pub style: Style,
+    /// The file's language, when it has a grammar (syntax as evidence).
+    pub language: Option<Language>,
 }
 
 /// A search split into lines (without terminators).
@@ -303,12 +309,13 @@ impl Locator<'_> {
         m: Range<usize>,
     ) -> Result<Located, Miss> {
         let file: Vec<&str> = m.clone().map(|i| lines.line(i)).collect();
-        let new_lines = self.build(pass, &file, search, replace, m.clone())?;
+        let new_lines = self.build(pass, &file, search, replace, m.clone(), Some(lines))?;
         let range = lines.index.start(m.start)..lines.index.start(m.end);
         Ok(self.lines_replacement(lines.text, range, &new_lines))
     }
 
-    /// What `pass` writes over `file` lines (current lines `at`).
+    /// What `pass` writes over `file` lines (current lines `at` of
+    /// `whole`, when the whole text is at hand for syntax evidence).
     fn build(
         &self,
         pass: Pass,
@@ -316,19 +323,54 @@ impl Locator<'_> {
         search: &[&str],
         replace: &[&str],
         at: Range<usize>,
+        whole: Option<&Lines>,
     ) -> Result<Vec<String>, Miss> {
-        Build {
+        let report = at.start..at.end.saturating_sub(1).max(at.start);
+        let evidence = self.language.zip(whole);
+        let base = std::cell::OnceCell::new();
+        let base_errors = |language: Language, lines: &Lines| -> Option<usize> {
+            *base.get_or_init(|| syntax::errors(language, lines.text).map(|e| e.count()))
+        };
+        // A reading that leaves more parse errors than the file had is
+        // ruled out.
+        let parses = |out: &[String]| -> bool {
+            let Some((language, lines)) = evidence else {
+                return true;
+            };
+            let Some(before) = base_errors(language, lines) else {
+                return true;
+            };
+            let text = splice(lines, at.clone(), out, self.line_ending);
+            syntax::errors(language, &text).is_none_or(|e| e.count() <= before)
+        };
+        let new_lines = Build {
             pass,
             file,
             search,
             replace,
             style: self.style,
         }
-        .lines()
+        .lines_with(parses)
         .map_err(|why| Miss::Undecided {
-            lines: at.start..at.end.saturating_sub(1).max(at.start),
+            lines: report.clone(),
             why,
-        })
+        })?;
+        // A loose match must not break a file that parsed (`FORMATS.md` §3):
+        // the model meant code, not a syntax error.
+        if pass.is_tolerant() {
+            if let Some((language, lines)) = evidence {
+                if base_errors(language, lines) == Some(0) {
+                    let text = splice(lines, at.clone(), &new_lines, self.line_ending);
+                    if let Some(e) = syntax::errors(language, &text).filter(|e| e.count() > 0) {
+                        return Err(Miss::BreaksSyntax {
+                            lines: report,
+                            error_line: e.lines[0],
+                        });
+                    }
+                }
+            }
+        }
+        Ok(new_lines)
     }
 
     /// Exact lines `new_lines` in place of file lines `m`, as written.
@@ -366,7 +408,7 @@ impl Locator<'_> {
                 .into_iter()
                 .map(|m| {
                     let file: Vec<&str> = m.clone().map(|i| lines.line(i)).collect();
-                    let new_lines = self.build(pass, &file, &search, &replace, m.clone())?;
+                    let new_lines = self.build(pass, &file, &search, &replace, m.clone(), Some(lines))?;
                     Ok(match r.unit {
                         MatchUnit::Lines => {
                             let range = lines.index.start(m.start)..lines.index.start(m.end);
@@ -505,7 +547,7 @@ impl Locator<'_> {
                             near: self.nearest(lines, &search),
                         });
                     }
-                    let new_lines = self.build(Pass::Fuzzy, &file, &search, &replace, m.clone())?;
+                    let new_lines = self.build(Pass::Fuzzy, &file, &search, &replace, m.clone(), Some(lines))?;
                     Ok(match r.unit {
                         MatchUnit::Lines => {
                             let range = lines.index.start(m.start)..lines.index.start(m.end);
@@ -595,7 +637,7 @@ impl Locator<'_> {
         }
         let le = self.line_ending.as_str();
         let as_lines = |pass: Pass| -> Result<Located, Miss> {
-            let new_lines = self.build(pass, &file, &search, &replace, 0..0)?;
+            let new_lines = self.build(pass, &file, &search, &replace, 0..0, None)?;
             let mut text = new_lines.join(le);
             let end = if r.search.ends_with('\n') {
                 m.end
@@ -722,6 +764,20 @@ impl Locator<'_> {
             differs_at,
         })
     }
+}
+
+/// `lines` of a text with file lines `at` replaced by `new_lines`.
+fn splice(lines: &Lines, at: Range<usize>, new_lines: &[String], le: LineEnding) -> String {
+    let start = lines.index.start(at.start.min(lines.len()));
+    let end = lines.index.start(at.end.min(lines.len()));
+    let mut text = String::with_capacity(lines.text.len() + 64);
+    text.push_str(&lines.text[..start]);
+    for l in new_lines {
+        text.push_str(l);
+        text.push_str(le.as_str());
+    }
+    text.push_str(&lines.text[end..]);
+    text
 }
 
 /// A miss found on an exact match, placed at the match's lines.

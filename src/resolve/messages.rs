@@ -84,6 +84,21 @@ impl Messages<'_> {
         .with_ranges(vec![at])
     }
 
+    /// `not_found`: only a loose match, whose result would not parse.
+    pub fn breaks_syntax(&self, edit: &Edit, at: LineRange, error_line: usize) -> EditError {
+        let what = search_word(edit);
+        self.error(
+            ErrorKind::NotFound,
+            edit,
+            format!(
+                "edit {} in {}: {what} matches {at} only loosely (whitespace or a cut line differ), and the result would not parse at line {error_line} where the file parsed before; copy the lines exactly as they are in the file",
+                edit.index, self.path
+            ),
+        )
+        .with_lines(vec![at.first])
+        .with_ranges(vec![at])
+    }
+
     /// `ambiguous`: a string tool's text matches the start of a line, as
     /// a fragment of it or as the whole line cut short.
     pub fn fragment_or_line(&self, edit: &Edit, at: LineRange, fragment: &str, whole: &str) -> EditError {

@@ -201,6 +201,7 @@ struct FileResolver<'o, 'c> {
     renamed_to: Option<WorkspacePath>,
     line_ending: LineEnding,
     style: indent::Style,
+    language: Option<crate::syntax::Language>,
     config: &'c ResolveConfig,
     /// Original hits of each sequential replace's exact needle, by edit index.
     orig_hits: std::collections::HashMap<usize, Vec<usize>>,
@@ -234,6 +235,7 @@ impl<'o, 'c> FileResolver<'o, 'c> {
             renamed_to: None,
             line_ending,
             style: indent::Style::infer(original),
+            language: crate::syntax::Language::of_path(path.as_str()),
             config,
             orig_hits: Default::default(),
             shifts: Vec::new(),
@@ -253,6 +255,7 @@ impl<'o, 'c> FileResolver<'o, 'c> {
             config: self.config,
             line_ending: self.line_ending,
             style: self.style,
+            language: self.language,
         }
     }
 
@@ -508,6 +511,11 @@ impl<'o, 'c> FileResolver<'o, 'c> {
             Miss::Undecided { lines, why } => {
                 let range = self.orig_lines(std::slice::from_ref(&lines))[0];
                 self.messages().undecided(edit, r, range, &why)
+            }
+            Miss::BreaksSyntax { lines, error_line } => {
+                let range = self.orig_lines(std::slice::from_ref(&lines))[0];
+                let error = self.orig_lines(std::slice::from_ref(&(error_line..error_line)))[0];
+                self.messages().breaks_syntax(edit, range, error.first)
             }
             Miss::FragmentOrLine {
                 lines,

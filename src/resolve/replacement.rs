@@ -80,6 +80,13 @@ struct Reading {
 impl Build<'_> {
     /// The lines to write, or why they are not determined.
     pub fn lines(&self) -> Result<Vec<String>, Undecided> {
+        self.lines_with(|_| true)
+    }
+
+    /// The lines to write, where readings whose lines `accept` rejects
+    /// (evidence such as a parse error) are ruled out; `accept` is asked
+    /// only when the readings write different lines.
+    pub fn lines_with(&self, accept: impl Fn(&[String]) -> bool) -> Result<Vec<String>, Undecided> {
         let units = self.units();
         let mut outputs: Vec<(Vec<String>, Reading)> = Vec::new();
         let mut any_negative = false;
@@ -120,9 +127,20 @@ impl Build<'_> {
                 Undecided::Unit
             });
         };
-        match outputs.iter().find(|(o, _)| o != first) {
-            None => Ok(first.clone()),
-            Some((other, r1)) => Err(self.difference(first, r0, other, r1)),
+        let Some((other, r1)) = outputs.iter().find(|(o, _)| o != first) else {
+            return Ok(first.clone());
+        };
+        let why = self.difference(first, r0, other, r1);
+        let mut distinct: Vec<&Vec<String>> = Vec::new();
+        for (o, _) in &outputs {
+            if !distinct.contains(&o) {
+                distinct.push(o);
+            }
+        }
+        let kept: Vec<&Vec<String>> = distinct.into_iter().filter(|o| accept(o)).collect();
+        match kept.as_slice() {
+            [one] => Ok((*one).clone()),
+            _ => Err(why),
         }
     }
 
