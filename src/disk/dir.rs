@@ -254,7 +254,7 @@ impl Dir {
     }
 
     /// The names in this folder (without `.` and `..`).
-    fn entries(&self) -> io::Result<Vec<OsString>> {
+    pub fn entries(&self) -> io::Result<Vec<OsString>> {
         let mut names = Vec::new();
         for entry in rfs::Dir::read_from(&self.fd)? {
             let name = entry?.file_name().to_bytes().to_vec();
