@@ -37,14 +37,15 @@ pub fn copy(from: impl AsFd, st: &Stat, to: impl AsFd) -> io::Result<()> {
 }
 
 fn copy_xattrs(from: BorrowedFd<'_>, to: BorrowedFd<'_>) -> io::Result<()> {
-    let names = match sized(|buf| rfs::flistxattr(from, buf)) {
+    let names = match sized(rfs::flistxattr_query(from), |buf| rfs::flistxattr(from, buf)) {
         Ok(names) => names,
         Err(Errno::NOTSUP) => return Ok(()),
         Err(e) => return Err(e.into()),
     };
     for name in names.split(|b| *b == 0).filter(|n| !n.is_empty()) {
         let name = OsStr::from_bytes(name);
-        let Ok(value) = sized(|buf| rfs::fgetxattr(from, name, buf)) else {
+        let size = rfs::fgetxattr_query(from, name);
+        let Ok(value) = sized(size, |buf| rfs::fgetxattr(from, name, buf)) else {
             continue;
         };
         match rfs::fsetxattr(to, name, &value, XattrFlags::empty()) {
@@ -55,9 +56,15 @@ fn copy_xattrs(from: BorrowedFd<'_>, to: BorrowedFd<'_>) -> io::Result<()> {
     Ok(())
 }
 
-/// Calls an xattr getter twice: once for the size, once for the bytes.
-fn sized(get: impl Fn(&mut [u8]) -> Result<usize, Errno>) -> Result<Vec<u8>, Errno> {
-    let size = get(&mut [])?;
+/// The bytes of an xattr getter, given the size it announced.
+fn sized(
+    size: Result<usize, Errno>,
+    get: impl Fn(&mut [u8]) -> Result<usize, Errno>,
+) -> Result<Vec<u8>, Errno> {
+    let size = size?;
+    if size == 0 {
+        return Ok(Vec::new());
+    }
     let mut buf = vec![0; size];
     let len = get(&mut buf)?;
     buf.truncate(len);
