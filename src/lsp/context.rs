@@ -320,7 +320,10 @@ impl Contexts {
         let dir = match self.diff_dir.get() {
             Some(dir) => dir,
             None => {
-                let made = tempfile::Builder::new().prefix("llm-edit-").tempdir()?;
+                let made = tempfile::Builder::new()
+                    .prefix("llm-edit-")
+                    .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
+                    .tempdir()?;
                 self.diff_dir.get_or_init(|| made)
             }
         };
