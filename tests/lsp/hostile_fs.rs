@@ -40,12 +40,27 @@ async fn a_root_given_through_a_symlink_or_dotdot_sees_the_open_buffers() {
     }
 }
 
-/// A FIFO target is refused before it is read: the request answers.
-#[tokio::test]
-async fn a_fifo_target_is_refused_and_the_preview_answers() {
+/// A FIFO target is refused before it is read: the request answers. The
+/// server runs on a runtime of its own thread, so that a server blocked on
+/// the FIFO fails the test instead of hanging it.
+#[test]
+fn a_fifo_target_is_refused_and_the_preview_answers() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let _ = tx.send(runtime.block_on(preview_of_a_fifo()));
+        runtime.shutdown_background();
+    });
+    let message = rx
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("the preview did not answer (blocked on the FIFO)");
+    assert!(message.contains("is a FIFO"), "{message}");
+}
+
+async fn preview_of_a_fifo() -> String {
     let client = server().start().await;
-    let fifo = std::ffi::CString::new(client.root.join("a.py").into_os_string().into_encoded_bytes())
-        .unwrap();
+    let fifo = client.root.join("a.py").into_os_string().into_encoded_bytes();
+    let fifo = std::ffi::CString::new(fifo).unwrap();
     // SAFETY: a valid NUL-terminated path.
     assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
     let payload = search_replace("a.py", "b = 2", "b = 3");
@@ -53,6 +68,8 @@ async fn a_fifo_target_is_refused_and_the_preview_answers() {
         .command("llm-edit.preview", json!({"payload": payload}))
         .await
         .unwrap();
-    let message = result["errors"][0]["message"].as_str().unwrap_or_default();
-    assert!(message.contains("is a FIFO"), "{result}");
+    result["errors"][0]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
 }
