@@ -325,13 +325,17 @@ impl ContextStore {
                 let relative = format!("{prefix}{}", name.to_string_lossy());
                 match folder.entry_type(&name).map_err(io)? {
                     Some(rustix::fs::FileType::Directory) => {
-                        let sub = folder.open_dir(&name).map_err(|e| fs_error(dir.join(&relative), e))?;
+                        let sub = folder
+                            .open_dir(&name)
+                            .map_err(|e| fs_error(dir.join(&relative), e))?;
                         pending.push((sub, format!("{relative}/")));
                     }
                     Some(rustix::fs::FileType::RegularFile) => {
                         let bytes = match folder.read_regular(&name, MAX_FILE_BYTES) {
                             Ok(Some(bytes)) => bytes,
-                            Ok(None) | Err(FsError::NotRegular(_) | FsError::TooLarge(_)) => continue,
+                            Ok(None) | Err(FsError::NotRegular(_) | FsError::TooLarge(_)) => {
+                                continue
+                            }
                             Err(e) => return Err(fs_error(dir.join(&relative), e)),
                         };
                         let Ok(path) = WorkspacePath::new(dir, &relative) else {

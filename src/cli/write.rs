@@ -79,8 +79,8 @@ pub fn write_all(
 ) -> Result<Vec<PathBuf>, String> {
     let mut staged = Vec::new();
     let mut created_dirs = Vec::new();
-    let result = stage(root, changes, force, &mut staged, &mut created_dirs)
-        .and_then(|()| commit(&staged));
+    let result =
+        stage(root, changes, force, &mut staged, &mut created_dirs).and_then(|()| commit(&staged));
     if result.is_err() {
         for s in &staged {
             if let Staged::Replace { at, temp, .. } = s {
@@ -158,7 +158,9 @@ fn stage_put(
 ) -> Result<Staged, String> {
     let shown = path.to_string();
     let fail = |e: &dyn std::fmt::Display| format!("cannot write {shown}: {e}");
-    let mut at = root.locate(path.as_str(), true).map_err(|e| fail(&it(&e)))?;
+    let mut at = root
+        .locate(path.as_str(), true)
+        .map_err(|e| fail(&it(&e)))?;
     let existing = if at.missing.is_empty() {
         at.dir.open_regular(&at.name).map_err(|e| fail(&it(&e)))?
     } else {
@@ -214,9 +216,17 @@ fn stage_remove(
 ) -> Result<Staged, String> {
     let shown = path.to_string();
     let fail = |e: &dyn std::fmt::Display| format!("cannot remove {shown}: {e}");
-    let at = root.locate(path.as_str(), false).map_err(|e| fail(&it(&e)))?;
-    let check = root.locate(path.as_str(), true).map_err(|e| fail(&it(&e)))?;
-    if let Some((_, st)) = check.dir.open_regular(&check.name).map_err(|e| fail(&it(&e)))? {
+    let at = root
+        .locate(path.as_str(), false)
+        .map_err(|e| fail(&it(&e)))?;
+    let check = root
+        .locate(path.as_str(), true)
+        .map_err(|e| fail(&it(&e)))?;
+    if let Some((_, st)) = check
+        .dir
+        .open_regular(&check.name)
+        .map_err(|e| fail(&it(&e)))?
+    {
         refuse_read_only(&st, force).map_err(|e| fail(&e))?;
     }
     Ok(Staged::Remove {

@@ -116,11 +116,8 @@ impl Dir {
             None => return Ok(None),
             Some(st) => check_regular(&st)?,
         }
-        let flags = OFlags::RDONLY
-            | OFlags::NONBLOCK
-            | OFlags::NOFOLLOW
-            | OFlags::NOCTTY
-            | OFlags::CLOEXEC;
+        let flags =
+            OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::NOCTTY | OFlags::CLOEXEC;
         let fd = match rfs::openat(&self.fd, name, flags, Mode::empty()) {
             Ok(fd) => fd,
             Err(Errno::NOENT) => return Ok(None),
@@ -147,11 +144,8 @@ impl Dir {
         if let Some(st) = self.stat(name)? {
             check_regular(&st)?;
         }
-        let flags = OFlags::WRONLY
-            | OFlags::NONBLOCK
-            | OFlags::NOFOLLOW
-            | OFlags::NOCTTY
-            | OFlags::CLOEXEC;
+        let flags =
+            OFlags::WRONLY | OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::NOCTTY | OFlags::CLOEXEC;
         let fd = match rfs::openat(&self.fd, name, flags, Mode::empty()) {
             Ok(fd) => fd,
             Err(Errno::LOOP) => return Err(FsError::Symlink),
@@ -168,11 +162,8 @@ impl Dir {
     /// Creates an empty file with an unpredictable name beside `name`
     /// (`O_CREAT | O_EXCL`, mode 0600); returns it and its name.
     pub fn create_temp(&self, name: &OsStr) -> io::Result<(File, OsString)> {
-        let flags = OFlags::WRONLY
-            | OFlags::CREATE
-            | OFlags::EXCL
-            | OFlags::NOFOLLOW
-            | OFlags::CLOEXEC;
+        let flags =
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         for _ in 0..NAME_ATTEMPTS {
             let temp = unpredictable_name(name, "tmp")?;
             match rfs::openat(&self.fd, &temp, flags, Mode::from_raw_mode(0o600)) {

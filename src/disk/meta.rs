@@ -37,7 +37,9 @@ pub fn copy(from: impl AsFd, st: &Stat, to: impl AsFd) -> io::Result<()> {
 }
 
 fn copy_xattrs(from: BorrowedFd<'_>, to: BorrowedFd<'_>) -> io::Result<()> {
-    let names = match sized(rfs::flistxattr_query(from), |buf| rfs::flistxattr(from, buf)) {
+    let names = match sized(rfs::flistxattr_query(from), |buf| {
+        rfs::flistxattr(from, buf)
+    }) {
         Ok(names) => names,
         Err(Errno::NOTSUP) => return Ok(()),
         Err(e) => return Err(e.into()),

@@ -177,3 +177,52 @@ fn components(path: &OsStr) -> Result<Vec<OsString>, FsError> {
     }
     Ok(names)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::symlink;
+
+    use super::*;
+
+    #[test]
+    fn symlinks_resolve_inside_the_root_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let root_path = base.join("root");
+        std::fs::create_dir_all(root_path.join("src")).unwrap();
+        std::fs::write(root_path.join("src/a.txt"), "a").unwrap();
+        let link = |target: &Path, name: &str| symlink(target, root_path.join(name)).unwrap();
+        link(Path::new("src/a.txt"), "to_file");
+        link(&root_path.join("src"), "absolute_in");
+        link(Path::new("../outside"), "up_out");
+        link(Path::new("/etc"), "absolute_out");
+        link(Path::new("loop_b"), "loop_a");
+        link(Path::new("loop_a"), "loop_b");
+        link(Path::new("new/file.txt"), "dangling");
+        let root = RootDir::open(&root_path).unwrap();
+        let real = |p: &str, follow: bool| root.locate(p, follow).map(|l| (l.real, l.missing));
+
+        assert_eq!(real("to_file", true).unwrap().0, "src/a.txt");
+        assert_eq!(real("to_file", false).unwrap().0, "to_file");
+        assert_eq!(real("absolute_in/a.txt", true).unwrap().0, "src/a.txt");
+        let (path, missing) = real("dangling", true).unwrap();
+        assert_eq!(
+            (path.as_str(), missing),
+            ("new/file.txt", vec!["new".into()])
+        );
+        let (path, missing) = real("no/such/f.txt", true).unwrap();
+        assert_eq!(path, "no/such/f.txt");
+        assert_eq!(missing, [OsString::from("no"), OsString::from("such")]);
+        for escaping in ["up_out/x", "absolute_out", "absolute_out/passwd", "loop_a"] {
+            assert!(
+                matches!(root.locate(escaping, true), Err(FsError::OutsideRoot)),
+                "{escaping}"
+            );
+        }
+        assert!(matches!(root.locate("src", true), Ok(_)));
+        assert!(matches!(
+            root.locate("src/a.txt/x", true),
+            Err(FsError::Io(_))
+        ));
+    }
+}

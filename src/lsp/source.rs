@@ -104,7 +104,11 @@ impl FileSource for BufferFiles {
 /// The files of a plan whose text changed since it was computed: an open
 /// buffer with another version, a file opened or closed since, or a disk
 /// file whose content differs. Empty means the plan is still current.
-pub fn stale_files(changes: &[FileChange], disk: &DiskFiles, docs: &Documents) -> Vec<WorkspacePath> {
+pub fn stale_files(
+    changes: &[FileChange],
+    disk: &DiskFiles,
+    docs: &Documents,
+) -> Vec<WorkspacePath> {
     changes
         .iter()
         .filter(|change| is_stale(change, disk, docs))

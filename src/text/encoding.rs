@@ -55,9 +55,14 @@ const BINARY_SNIFF_BYTES: usize = 8 * 1024;
 /// Decodes file bytes to text, remembering the encoding. Plain UTF-8 is
 /// taken over without a copy.
 pub fn decode_owned(bytes: Vec<u8>) -> Result<(String, Encoding), DecodeError> {
-    if [&[0xEF, 0xBB, 0xBF][..], &[0xFF, 0xFE], &[0xFE, 0xFF], &[0, 0, 0xFE, 0xFF]]
-        .iter()
-        .any(|bom| bytes.starts_with(bom))
+    if [
+        &[0xEF, 0xBB, 0xBF][..],
+        &[0xFF, 0xFE],
+        &[0xFE, 0xFF],
+        &[0, 0, 0xFE, 0xFF],
+    ]
+    .iter()
+    .any(|bom| bytes.starts_with(bom))
     {
         return decode(&bytes);
     }

@@ -44,12 +44,7 @@ fn a_state_folder_symlinked_out_of_the_root_is_refused() {
         std::fs::create_dir_all(&victim).unwrap();
         std::fs::write(victim.join("keep.txt"), "keep\n").unwrap();
         std::fs::create_dir_all(sb.root.join(planted).parent().unwrap()).unwrap();
-        let target = if planted == ".llm-edit" {
-            sb.outside.clone()
-        } else {
-            sb.outside.clone()
-        };
-        symlink(&target, sb.root.join(planted)).unwrap();
+        symlink(&sb.outside, sb.root.join(planted)).unwrap();
 
         let store = ContextStore::new(&sb.root);
         let files = [(ws_path(&sb.root, "a.txt"), "a\n".to_string())];
@@ -139,7 +134,11 @@ fn a_folder_swapped_for_a_symlink_after_planning_is_refused() {
     );
     let run = sb.apply_with(&[], &sr("sub/a.txt", "one\n", "1\n"), after_plan(swap));
     assert_eq!(run.code(), 2, "{}", run.stderr());
-    assert!(run.stderr().contains("outside the workspace root"), "{}", run.stderr());
+    assert!(
+        run.stderr().contains("outside the workspace root"),
+        "{}",
+        run.stderr()
+    );
     assert_eq!(std::fs::read_to_string(outside_copy).unwrap(), "one\n");
     assert_eq!(sb.names(&sb.outside), ["a.txt"]);
     assert_eq!(sb.read("sub.old/a.txt"), "one\n");
@@ -154,7 +153,11 @@ fn a_file_changed_while_planning_is_not_overwritten() {
     let change = format!("printf 'mine\\n' > '{}/b.txt'", sb.root.display());
     let run = sb.apply_with(&[], &payload, after_plan(change));
     assert_eq!(run.code(), 2, "{}", run.stderr());
-    assert!(run.stderr().contains("b.txt changed on disk"), "{}", run.stderr());
+    assert!(
+        run.stderr().contains("b.txt changed on disk"),
+        "{}",
+        run.stderr()
+    );
     assert_eq!(sb.read("b.txt"), "mine\n");
     // a.txt, replaced first, is restored: all or nothing.
     assert_eq!(sb.read("a.txt"), "one\n");
@@ -173,7 +176,12 @@ fn an_edit_through_an_in_root_symlink_edits_the_real_file() {
     assert_eq!(sb.read("src/other.txt"), "2\n");
     let link = sb.root.join("link.txt").symlink_metadata().unwrap();
     assert!(link.is_symlink());
-    assert!(sb.root.join("srclink").symlink_metadata().unwrap().is_symlink());
+    assert!(sb
+        .root
+        .join("srclink")
+        .symlink_metadata()
+        .unwrap()
+        .is_symlink());
     assert_eq!(sb.names(&sb.root.join("src")), ["other.txt", "real.txt"]);
 }
 
@@ -233,7 +241,11 @@ fn a_read_only_file_is_refused_unless_forced() {
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
     let run = sb.apply(&[], &sr("a.txt", "one\n", "1\n"));
     assert_eq!(run.code(), 2);
-    assert!(run.stderr().contains("read-only (mode 0444)"), "{}", run.stderr());
+    assert!(
+        run.stderr().contains("read-only (mode 0444)"),
+        "{}",
+        run.stderr()
+    );
     assert!(run.stderr().contains("--force"), "{}", run.stderr());
     assert_eq!(sb.read("a.txt"), "one\n");
 
@@ -252,7 +264,11 @@ fn a_fifo_target_is_refused_without_blocking() {
     mkfifo(&sb.root.join("a.txt"));
     let run = sb.apply(&[], &sr("a.txt", "one\n", "1\n"));
     assert_eq!(run.code(), 1, "{}", run.stderr());
-    assert!(run.messages().contains("is a FIFO, not a regular file"), "{}", run.messages());
+    assert!(
+        run.messages().contains("is a FIFO, not a regular file"),
+        "{}",
+        run.messages()
+    );
 }
 
 #[test]
@@ -265,9 +281,15 @@ fn a_device_target_is_refused_without_reading_it() {
     mknod_char(&sb.root.join("zero.txt"), 1, 5);
     let run = sb.apply(&[], &sr("zero.txt", "one\n", "1\n"));
     assert_eq!(run.code(), 1, "{}", run.stderr());
-    assert!(run.messages().contains("character device"), "{}", run.messages());
+    assert!(
+        run.messages().contains("character device"),
+        "{}",
+        run.messages()
+    );
     let meta = sb.root.join("zero.txt").symlink_metadata().unwrap();
-    assert!(std::os::unix::fs::FileTypeExt::is_char_device(&meta.file_type()));
+    assert!(std::os::unix::fs::FileTypeExt::is_char_device(
+        &meta.file_type()
+    ));
 }
 
 #[test]
@@ -301,7 +323,11 @@ fn a_full_disk_leaves_no_temporary_file_and_says_so() {
     let big = "x".repeat(64 * 1024) + "\n";
     let run = sb.apply_with(&[], &sr("a.txt", "one\n", &big), file_size_limit(4096));
     assert_eq!(run.code(), 2, "{}", run.stderr());
-    assert!(run.stderr().contains("nothing was changed"), "{}", run.stderr());
+    assert!(
+        run.stderr().contains("nothing was changed"),
+        "{}",
+        run.stderr()
+    );
     assert!(run.stderr().contains("File too large"), "{}", run.stderr());
     assert_eq!(sb.names(&sb.root), ["a.txt"]);
     assert_eq!(sb.read("a.txt"), "one\n");
@@ -316,10 +342,15 @@ fn impossible_names_are_path_errors_at_plan_time() {
     assert!(run.messages().contains("NUL byte"), "{}", run.messages());
 
     let long = "n".repeat(300) + ".txt";
-    let write = format!(r#"{{"name": "write_file", "arguments": {{"path": "{long}", "content": "x\n"}}}}"#);
+    let write =
+        format!(r#"{{"name": "write_file", "arguments": {{"path": "{long}", "content": "x\n"}}}}"#);
     let run = sb.apply(&[], &write);
     assert_eq!(run.kinds(), ["parse"]);
-    assert!(run.messages().contains("name too long"), "{}", run.messages());
+    assert!(
+        run.messages().contains("name too long"),
+        "{}",
+        run.messages()
+    );
 
     let moved = format!(
         "*** Begin Patch\n*** Update File: a.txt\n*** Move to: {long}\n@@\n-one\n+1\n*** End Patch\n"
@@ -327,7 +358,11 @@ fn impossible_names_are_path_errors_at_plan_time() {
     let run = sb.apply(&["--dry-run"], &moved);
     assert_eq!(run.code(), 1, "{}", run.stderr());
     assert_eq!(run.kinds(), ["parse"]);
-    assert!(run.messages().contains("name too long"), "{}", run.messages());
+    assert!(
+        run.messages().contains("name too long"),
+        "{}",
+        run.messages()
+    );
     assert_eq!(sb.names(&sb.root), ["a.txt"]);
 }
 

@@ -74,7 +74,12 @@ impl Sandbox {
     /// [`Sandbox::apply`] with the command adjusted first (environment,
     /// limits), and `before_payload` run once the process exists but has not
     /// read its payload yet (it waits on stdin).
-    pub fn apply_with(&self, args: &[&str], payload: &str, setup: impl FnOnce(&mut Command)) -> Run {
+    pub fn apply_with(
+        &self,
+        args: &[&str],
+        payload: &str,
+        setup: impl FnOnce(&mut Command),
+    ) -> Run {
         self.apply_racing(args, payload, setup, |_| {})
     }
 
@@ -212,5 +217,8 @@ pub fn mknod_char(path: &Path, major: u32, minor: u32) {
     let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
     let dev = libc::makedev(major, minor);
     // SAFETY: a valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, dev) }, 0);
+    assert_eq!(
+        unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, dev) },
+        0
+    );
 }

@@ -380,7 +380,8 @@ async fn show_diff_uses_show_document_or_a_message() {
     let path = Path::new(path);
     let folder = path.parent().unwrap();
     assert_ne!(folder, std::env::temp_dir(), "{}", path.display());
-    let mode = |p: &Path| std::os::unix::fs::PermissionsExt::mode(&p.metadata().unwrap().permissions());
+    let mode =
+        |p: &Path| std::os::unix::fs::PermissionsExt::mode(&p.metadata().unwrap().permissions());
     assert_eq!(mode(folder) & 0o777, 0o700);
     assert_eq!(mode(path) & 0o777, 0o600);
     std::fs::remove_file(path).unwrap();

@@ -59,7 +59,11 @@ fn a_fifo_target_is_refused_and_the_preview_answers() {
 
 async fn preview_of_a_fifo() -> String {
     let client = server().start().await;
-    let fifo = client.root.join("a.py").into_os_string().into_encoded_bytes();
+    let fifo = client
+        .root
+        .join("a.py")
+        .into_os_string()
+        .into_encoded_bytes();
     let fifo = std::ffi::CString::new(fifo).unwrap();
     // SAFETY: a valid NUL-terminated path.
     assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
