@@ -118,8 +118,9 @@ fn stage(
                 .map(|b| b.encoding)
                 .unwrap_or_default();
             let bytes = encoding::encode(after, encoding).into_owned();
-            let expect = match (&change.status, &before) {
-                (FileStatus::Modified, Some(b)) => Expect::Bytes(b.clone()),
+            // The file read is the target unless the change moves it.
+            let expect = match (&change.from, &before) {
+                (None, Some(b)) => Expect::Bytes(b.clone()),
                 _ => Expect::Absent,
             };
             let source = change.from.as_ref().unwrap_or(&change.path);

@@ -22,8 +22,9 @@ pub fn copy(from: impl AsFd, st: &Stat, to: impl AsFd) -> io::Result<()> {
     let to = to.as_fd();
     let owner = Uid::from_raw(st.st_uid);
     let group = Gid::from_raw(st.st_gid);
-    if let Err(Errno::PERM) = rfs::fchown(to, Some(owner), Some(group)) {
-        // Not root: keep at least the group when the process belongs to it.
+    if rfs::fchown(to, Some(owner), Some(group)).is_err() {
+        // Not root (or an owner this system cannot map): keep at least the
+        // group when the process belongs to it.
         let _ = rfs::fchown(to, None, Some(group));
     }
     copy_xattrs(from.as_fd(), to)?;
@@ -37,12 +38,11 @@ pub fn copy(from: impl AsFd, st: &Stat, to: impl AsFd) -> io::Result<()> {
 }
 
 fn copy_xattrs(from: BorrowedFd<'_>, to: BorrowedFd<'_>) -> io::Result<()> {
-    let names = match sized(rfs::flistxattr_query(from), |buf| {
+    // Nothing to copy when the filesystem (or a policy) lists none.
+    let Ok(names) = sized(rfs::flistxattr_query(from), |buf| {
         rfs::flistxattr(from, buf)
-    }) {
-        Ok(names) => names,
-        Err(Errno::NOTSUP) => return Ok(()),
-        Err(e) => return Err(e.into()),
+    }) else {
+        return Ok(());
     };
     for name in names.split(|b| *b == 0).filter(|n| !n.is_empty()) {
         let name = OsStr::from_bytes(name);

@@ -219,7 +219,7 @@ mod tests {
                 "{escaping}"
             );
         }
-        assert!(matches!(root.locate("src", true), Ok(_)));
+        assert!(root.locate("src", true).is_ok());
         assert!(matches!(
             root.locate("src/a.txt/x", true),
             Err(FsError::Io(_))
