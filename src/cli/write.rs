@@ -11,8 +11,8 @@
 //! plan was made from: a file changed meanwhile is refused, and everything
 //! already replaced is restored. A file with several hard links is
 //! rewritten in place (a rename would split it from its other names). A
-//! read-only file is refused unless `force`. Each folder touched is synced
-//! once at the end.
+//! read-only file in a writable folder is refused unless `force`. Each
+//! folder touched is synced once at the end.
 
 use std::collections::HashSet;
 use std::ffi::OsString;
@@ -168,7 +168,7 @@ fn stage_put(
         None
     };
     if let Some((_, st)) = &existing {
-        refuse_read_only(st, force).map_err(|e| fail(&e))?;
+        refuse_read_only(st, &at.dir, force).map_err(|e| fail(&e))?;
         if st.st_nlink > 1 {
             if let Expect::Bytes(old) = expect {
                 return Ok(Staged::InPlace {
@@ -228,7 +228,7 @@ fn stage_remove(
         .open_regular(&check.name)
         .map_err(|e| fail(&it(&e)))?
     {
-        refuse_read_only(&st, force).map_err(|e| fail(&e))?;
+        refuse_read_only(&st, &check.dir, force).map_err(|e| fail(&e))?;
     }
     Ok(Staged::Remove {
         at,
@@ -246,9 +246,14 @@ fn it(error: &FsError) -> String {
     }
 }
 
-/// Refuses a file nobody may write (no `w` bit) unless `force`.
-fn refuse_read_only(st: &Stat, force: bool) -> Result<(), String> {
-    if st.st_mode & 0o222 == 0 && !force {
+/// Refuses, unless `force`, a file someone protected: nobody may write it
+/// (no `w` bit), though its folder may be written. In a folder without `w`
+/// bit either (a tree copied whole from read-only media) the folder
+/// decides: the system refuses the rename to other users, root may write.
+fn refuse_read_only(st: &Stat, folder: &Dir, force: bool) -> Result<(), String> {
+    let writable = |mode: u32| mode & 0o222 != 0;
+    let folder_writable = rustix::fs::fstat(folder).is_ok_and(|d| writable(d.st_mode));
+    if !writable(st.st_mode) && folder_writable && !force {
         return Err(format!(
             "it is read-only (mode {:04o}); pass --force to write it anyway",
             st.st_mode & 0o7777

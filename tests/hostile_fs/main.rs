@@ -256,6 +256,26 @@ fn a_read_only_file_is_refused_unless_forced() {
     assert_eq!(mode, 0o444);
 }
 
+/// A tree read-only as a whole (folders too, as copied from read-only
+/// media) protects no file in particular: the system decides, and root may
+/// write it.
+#[test]
+fn a_read_only_tree_is_left_to_the_system() {
+    if !is_root() {
+        eprintln!("skipped: only root may write into a read-only folder");
+        return;
+    }
+    let sb = Sandbox::new(&[("src/a.txt", "one\n")]);
+    let read_only =
+        |p: &Path, mode| std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode));
+    read_only(&sb.root.join("src/a.txt"), 0o444).unwrap();
+    read_only(&sb.root.join("src"), 0o555).unwrap();
+    let run = sb.apply(&[], &sr("src/a.txt", "one\n", "1\n"));
+    assert_eq!(run.code(), 0, "{}", run.stderr());
+    assert_eq!(sb.read("src/a.txt"), "1\n");
+    assert_eq!(sb.names(&sb.root.join("src")), ["a.txt"]);
+}
+
 // ---- Hangs and unbounded reads ---------------------------------------------
 
 #[test]
