@@ -329,7 +329,7 @@ fn step(s: &Staged) -> Result<Done<'_>, String> {
         } => {
             verify(at, expect, shown)?;
             let aside = match expect {
-                Expect::Bytes(_) => Some(at.dir.link_aside(&at.name)),
+                Expect::Bytes(old) => Some(put_aside(at, old)),
                 Expect::Absent => None,
             }
             .transpose()
@@ -363,10 +363,7 @@ fn step(s: &Staged) -> Result<Done<'_>, String> {
             shown,
         } => {
             verify(check, &Expect::Bytes(expect.clone()), shown)?;
-            let aside = at
-                .dir
-                .link_aside(&at.name)
-                .map_err(|e| format!("cannot remove {shown}: {e}"))?;
+            let aside = put_aside(at, expect).map_err(|e| format!("cannot remove {shown}: {e}"))?;
             match at.dir.remove_file(&at.name) {
                 Ok(()) => Ok(Done::Removed(at, aside)),
                 Err(e) => {
@@ -375,6 +372,23 @@ fn step(s: &Staged) -> Result<Done<'_>, String> {
                 }
             }
         }
+    }
+}
+
+/// Keeps the file at `at` (holding `old`) under an unpredictable name until
+/// the end: a hard link, or a copy where the system forbids linking a file
+/// the process does not own (`fs.protected_hardlinks`).
+fn put_aside(at: &Location, old: &[u8]) -> std::io::Result<OsString> {
+    match at.dir.link_aside(&at.name) {
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            let (mut copy, name) = at.dir.create_temp(&at.name)?;
+            if let Err(e) = copy.write_all(old) {
+                let _ = at.dir.remove_file(&name);
+                return Err(e);
+            }
+            Ok(name)
+        }
+        linked => linked,
     }
 }
 

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use llm_edit_lsp::context::ContextStore;
 use llm_edit_lsp::workspace::WorkspacePath;
-use support::{after_plan, file_size_limit, is_root, mkfifo, mknod_char, sr, Sandbox};
+use support::{after_plan, as_user, file_size_limit, is_root, mkfifo, mknod_char, sr, Sandbox};
 
 fn ws_path(root: &Path, raw: &str) -> WorkspacePath {
     WorkspacePath::new(root, raw).unwrap()
@@ -200,6 +200,28 @@ fn owner_group_and_set_id_bits_are_kept() {
     let meta = std::fs::metadata(&path).unwrap();
     assert_eq!((meta.uid(), meta.gid()), (1234, 2345));
     assert_eq!(meta.mode() & 0o7777, 0o6755);
+    assert_eq!(sb.read("a.txt"), "1\n");
+}
+
+/// Someone who cannot keep the owner (here `nobody` editing root's
+/// world-writable file) does not get its setuid and setgid bits.
+#[test]
+fn set_id_bits_are_cleared_when_the_owner_cannot_be_kept() {
+    if !is_root() {
+        eprintln!("skipped: running the CLI as another user needs root");
+        return;
+    }
+    const NOBODY: u32 = 65534;
+    let sb = Sandbox::new(&[("a.txt", "one\n")]);
+    let mode = |p: &Path, m| std::fs::set_permissions(p, std::fs::Permissions::from_mode(m));
+    mode(sb.root.parent().unwrap(), 0o755).unwrap();
+    mode(&sb.root, 0o777).unwrap();
+    mode(&sb.root.join("a.txt"), 0o6777).unwrap();
+    let run = sb.apply_with(&[], &sr("a.txt", "one\n", "1\n"), as_user(NOBODY));
+    assert_eq!(run.code(), 0, "{}", run.stderr());
+    let meta = std::fs::metadata(sb.root.join("a.txt")).unwrap();
+    assert_eq!(meta.uid(), NOBODY);
+    assert_eq!(meta.mode() & 0o7777, 0o777);
     assert_eq!(sb.read("a.txt"), "1\n");
 }
 

@@ -222,3 +222,11 @@ pub fn mknod_char(path: &Path, major: u32, minor: u32) {
         0
     );
 }
+
+/// Runs the CLI as user and group `id` (the caller must be root; the
+/// standard library drops the supplementary groups).
+pub fn as_user(id: u32) -> impl FnOnce(&mut Command) {
+    move |c: &mut Command| {
+        c.uid(id).gid(id);
+    }
+}
