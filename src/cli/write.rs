@@ -21,7 +21,7 @@ use std::path::PathBuf;
 
 use rustix::fs::Stat;
 
-use crate::disk::{meta, Dir, FsError, Location, RootDir, MAX_FILE_BYTES};
+use crate::disk::{meta, Dir, FsError, Location, RootDir, MAX_FILE_BYTES, NEW_FILE, PRIVATE};
 use crate::engine::{FileChange, FileStatus};
 use crate::text::encoding;
 use crate::workspace::WorkspacePath;
@@ -187,7 +187,8 @@ fn stage_put(
         from.and_then(|l| l.dir.open_regular(&l.name).ok().flatten())
     };
     created_dirs.extend(at.create_missing().map_err(|e| fail(&it(&e)))?);
-    let (mut file, temp) = at.dir.create_temp(&at.name).map_err(|e| fail(&e))?;
+    let mode = if from.is_some() { PRIVATE } else { NEW_FILE };
+    let (mut file, temp) = at.dir.create_temp(&at.name, mode).map_err(|e| fail(&e))?;
     let written = file
         .write_all(&bytes)
         .and_then(|()| match &from {
@@ -381,7 +382,7 @@ fn step(s: &Staged) -> Result<Done<'_>, String> {
 fn put_aside(at: &Location, old: &[u8]) -> std::io::Result<OsString> {
     match at.dir.link_aside(&at.name) {
         Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
-            let (mut copy, name) = at.dir.create_temp(&at.name)?;
+            let (mut copy, name) = at.dir.create_temp(&at.name, PRIVATE)?;
             if let Err(e) = copy.write_all(old) {
                 let _ = at.dir.remove_file(&name);
                 return Err(e);

@@ -28,6 +28,11 @@ const DIR_FLAGS: OFlags = OFlags::RDONLY
     .union(OFlags::NOFOLLOW)
     .union(OFlags::CLOEXEC);
 
+/// The mode of a temporary file that will get another file's mode.
+pub const PRIVATE: u32 = 0o600;
+/// The mode of a new file (less the umask), as `open(2)` callers use.
+pub const NEW_FILE: u32 = 0o666;
+
 /// How many unpredictable names are tried before giving up.
 const NAME_ATTEMPTS: usize = 16;
 
@@ -160,13 +165,15 @@ impl Dir {
     }
 
     /// Creates an empty file with an unpredictable name beside `name`
-    /// (`O_CREAT | O_EXCL`, mode 0600); returns it and its name.
-    pub fn create_temp(&self, name: &OsStr) -> io::Result<(File, OsString)> {
+    /// (`O_CREAT | O_EXCL`, `mode` less the umask); returns it and its name.
+    /// [`PRIVATE`] until the file is given the mode of the one it replaces,
+    /// [`NEW_FILE`] for a file that replaces none.
+    pub fn create_temp(&self, name: &OsStr, mode: u32) -> io::Result<(File, OsString)> {
         let flags =
             OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         for _ in 0..NAME_ATTEMPTS {
             let temp = unpredictable_name(name, "tmp")?;
-            match rfs::openat(&self.fd, &temp, flags, Mode::from_raw_mode(0o600)) {
+            match rfs::openat(&self.fd, &temp, flags, Mode::from_raw_mode(mode)) {
                 Ok(fd) => return Ok((File::from(fd), temp)),
                 Err(Errno::EXIST) => continue,
                 Err(e) => return Err(e.into()),
@@ -217,7 +224,7 @@ impl Dir {
     /// data reaches the disk before the rename. A failure removes the
     /// temporary file.
     pub fn write_atomic(&self, name: &OsStr, bytes: &[u8], sync: bool) -> io::Result<()> {
-        let (mut file, temp) = self.create_temp(name)?;
+        let (mut file, temp) = self.create_temp(name, NEW_FILE)?;
         let written = file
             .write_all(bytes)
             .and_then(|()| if sync { file.sync_data() } else { Ok(()) })

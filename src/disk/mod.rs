@@ -14,7 +14,7 @@ mod error;
 pub mod meta;
 mod root;
 
-pub use dir::Dir;
+pub use dir::{Dir, NEW_FILE, PRIVATE};
 pub use error::FsError;
 pub use root::{Location, RootDir};
 

@@ -225,6 +225,26 @@ fn set_id_bits_are_cleared_when_the_owner_cannot_be_kept() {
     assert_eq!(sb.read("a.txt"), "1\n");
 }
 
+/// A new file gets the usual mode (0666 less the umask), not the private
+/// mode of the temporary file it was staged in.
+#[test]
+fn a_new_file_gets_the_usual_mode() {
+    let sb = Sandbox::new(&[]);
+    let umask = |c: &mut std::process::Command| {
+        // SAFETY: umask is async-signal-safe.
+        unsafe {
+            std::os::unix::process::CommandExt::pre_exec(c, || {
+                libc::umask(0o022);
+                Ok(())
+            });
+        }
+    };
+    let run = sb.apply_with(&[], &sr("new/a.txt", "", "x\n"), umask);
+    assert_eq!(run.code(), 0, "{}", run.stderr());
+    let mode = |p: &str| std::fs::metadata(sb.root.join(p)).unwrap().mode() & 0o7777;
+    assert_eq!((mode("new/a.txt"), mode("new")), (0o644, 0o755));
+}
+
 #[test]
 fn a_hard_linked_file_is_written_in_place() {
     let sb = Sandbox::new(&[("a.txt", "one\n")]);
