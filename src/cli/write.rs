@@ -157,11 +157,12 @@ fn stage_put(
     force: bool,
     created_dirs: &mut Vec<(Dir, OsString)>,
 ) -> Result<Staged, String> {
-    let shown = path.to_string();
-    let fail = |e: &dyn std::fmt::Display| format!("cannot write {shown}: {e}");
+    let fail = |e: &dyn std::fmt::Display| format!("cannot write {path}: {e}");
     let mut at = root
         .locate(path.as_str(), true)
         .map_err(|e| fail(&it(&e)))?;
+    let shown = through(path, &at);
+    let fail = |e: &dyn std::fmt::Display| format!("cannot write {shown}: {e}");
     let existing = if at.missing.is_empty() {
         at.dir.open_regular(&at.name).map_err(|e| fail(&it(&e)))?
     } else {
@@ -224,6 +225,8 @@ fn stage_remove(
     let check = root
         .locate(path.as_str(), true)
         .map_err(|e| fail(&it(&e)))?;
+    let shown = through(path, &check);
+    let fail = |e: &dyn std::fmt::Display| format!("cannot remove {shown}: {e}");
     if let Some((_, st)) = check
         .dir
         .open_regular(&check.name)
@@ -237,6 +240,16 @@ fn stage_remove(
         expect,
         shown,
     })
+}
+
+/// `path`, and where its symlinks lead when that is elsewhere:
+/// `link.txt (src/real.txt)`.
+fn through(path: &WorkspacePath, at: &Location) -> String {
+    if at.real == path.as_str() {
+        path.to_string()
+    } else {
+        format!("{path} ({})", at.real)
+    }
 }
 
 /// "it is a FIFO, ..." from a filesystem refusal.

@@ -219,12 +219,13 @@ impl Dir {
         Ok(rfs::fsync(&self.fd)?)
     }
 
-    /// Writes `bytes` to `name` through a temporary file and a rename, so
+    /// Writes `bytes` to `name` (mode 0600: the tool's own state, which may
+    /// copy private files) through a temporary file and a rename, so
     /// readers see the old file or the whole new one; with `sync`, the
     /// data reaches the disk before the rename. A failure removes the
     /// temporary file.
     pub fn write_atomic(&self, name: &OsStr, bytes: &[u8], sync: bool) -> io::Result<()> {
-        let (mut file, temp) = self.create_temp(name, NEW_FILE)?;
+        let (mut file, temp) = self.create_temp(name, PRIVATE)?;
         let written = file
             .write_all(bytes)
             .and_then(|()| if sync { file.sync_data() } else { Ok(()) })
