@@ -77,6 +77,7 @@ pub fn write_all(
     changes: &[FileChange],
     force: bool,
 ) -> Result<Vec<PathBuf>, String> {
+    raise_open_file_limit();
     let mut staged = Vec::new();
     let mut created_dirs = Vec::new();
     let result =
@@ -97,6 +98,21 @@ pub fn write_all(
         .flat_map(|c| std::iter::once(&c.path).chain(&c.from))
         .map(|p| p.under(root.path()))
         .collect())
+}
+
+/// Every staged file keeps its folder's handle until the end: lift the
+/// soft limit of open files to the hard one, so that a payload touching
+/// thousands of files is not refused for want of descriptors.
+fn raise_open_file_limit() {
+    use rustix::process::{getrlimit, setrlimit, Resource};
+    let limit = getrlimit(Resource::Nofile);
+    if limit.current != limit.maximum {
+        let raised = rustix::process::Rlimit {
+            current: limit.maximum,
+            maximum: limit.maximum,
+        };
+        let _ = setrlimit(Resource::Nofile, raised);
+    }
 }
 
 fn stage(

@@ -144,6 +144,32 @@ fn a_folder_swapped_for_a_symlink_after_planning_is_refused() {
     assert_eq!(sb.read("sub.old/a.txt"), "one\n");
 }
 
+/// A payload touching more files than the soft limit of open files is
+/// written (each staged file holds its folder's handle).
+#[test]
+fn many_files_are_not_refused_for_want_of_descriptors() {
+    let names: Vec<String> = (0..300).map(|i| format!("d{}/f{i}.txt", i % 7)).collect();
+    let files: Vec<(&str, &str)> = names.iter().map(|n| (n.as_str(), "one\n")).collect();
+    let sb = Sandbox::new(&files);
+    let payload: String = names.iter().map(|n| sr(n, "one\n", "1\n")).collect();
+    let low_limit = |c: &mut std::process::Command| {
+        // SAFETY: setrlimit is async-signal-safe.
+        unsafe {
+            std::os::unix::process::CommandExt::pre_exec(c, || {
+                let limit = libc::rlimit {
+                    rlim_cur: 64,
+                    rlim_max: 4096,
+                };
+                libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+                Ok(())
+            });
+        }
+    };
+    let run = sb.apply_with(&[], &payload, low_limit);
+    assert_eq!(run.code(), 0, "{}", run.stderr());
+    assert!(names.iter().all(|n| sb.read(n) == "1\n"));
+}
+
 // ---- Lost updates and what a replaced file keeps -----------------------------
 
 #[test]
