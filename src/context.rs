@@ -18,18 +18,23 @@
 //!
 //! The CLI's `--context DIR` is a plain folder mirroring the workspace
 //! root, without manifest: [`ContextStore::from_dir`] reads it.
+//!
+//! A repository may ship `.llm-edit` itself, with symlinks in it: every
+//! folder and file of the store is reached from the workspace root's
+//! handle without following any symlink ([`crate::disk`]), temporary files
+//! get unpredictable names created exclusively, removal never follows a
+//! link, and only regular files within the size limit are read.
 
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::fmt;
-use std::fs;
-use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::xxh3_64;
 
+use crate::disk::{Dir, FsError, RootDir, MAX_FILE_BYTES};
 use crate::text::encoding;
 use crate::workspace::{FileSource, LoadError, SourceText, WorkspacePath};
 
@@ -39,6 +44,8 @@ pub const STATE_DIR: &str = ".llm-edit";
 const MANIFEST: &str = "manifest.json";
 /// The folder of the snapshot texts inside a context folder.
 const FILES: &str = "files";
+/// The folder of the contexts inside the state folder.
+const CONTEXTS: &str = "context";
 /// The manifest format written (and the only one read).
 const MANIFEST_VERSION: u32 = 1;
 /// Longest context id accepted.
@@ -171,8 +178,8 @@ impl std::error::Error for ContextError {}
 /// Snapshots stored under `<workspace>/.llm-edit/context/`.
 #[derive(Clone, Debug)]
 pub struct ContextStore {
-    /// `<workspace>/.llm-edit`.
-    state_dir: PathBuf,
+    /// The workspace root.
+    workspace: PathBuf,
 }
 
 /// The manifest file's content.
@@ -197,7 +204,7 @@ impl ContextStore {
     /// The store of `workspace` (nothing is created before a capture).
     pub fn new(workspace: &Path) -> ContextStore {
         ContextStore {
-            state_dir: workspace.join(STATE_DIR),
+            workspace: workspace.to_path_buf(),
         }
     }
 
@@ -208,9 +215,20 @@ impl ContextStore {
         id: &str,
         files: &[(WorkspacePath, String)],
     ) -> Result<Snapshot, ContextError> {
-        let dir = self.context_dir(id)?;
-        self.ensure_state_dir()?;
-        remove_dir_if_exists(&dir)?;
+        validate_id(id)?;
+        let contexts = self.contexts_dir()?;
+        let at = |p: &str| self.shown(&[CONTEXTS, id, p]);
+        contexts
+            .remove_tree(OsStr::new(id))
+            .map_err(|e| fs_error(at(""), e))?;
+        let dir = contexts
+            .create_dir(OsStr::new(id))
+            .map_err(|e| fs_error(at(""), e))?
+            .0;
+        let files_dir = dir
+            .create_dir(OsStr::new(FILES))
+            .map_err(|e| fs_error(at(FILES), e))?
+            .0;
         let mut manifest = Manifest {
             version: MANIFEST_VERSION,
             hash: "xxh3-64".to_string(),
@@ -218,11 +236,11 @@ impl ContextStore {
         };
         let mut snapshot = Snapshot::default();
         for (path, text) in files {
-            write_atomic(
-                &path.under(&dir.join(FILES)),
-                text.as_bytes(),
-                Durable::NoSync,
-            )?;
+            let (folders, name) = split(path);
+            files_dir
+                .open_path(&folders, true)
+                .and_then(|d| Ok(d.write_atomic(name, text.as_bytes(), false)?))
+                .map_err(|e| fs_error(at(&format!("{FILES}/{path}")), e))?;
             let entry = SnapshotEntry::new(text.as_str());
             manifest.files.push(ManifestFile {
                 path: path.as_str().to_string(),
@@ -232,22 +250,31 @@ impl ContextStore {
             snapshot.files.insert(path.clone(), entry);
         }
         let json = serde_json::to_vec_pretty(&manifest).expect("a manifest serializes");
-        write_atomic(&dir.join(MANIFEST), &json, Durable::Sync)?;
+        dir.write_atomic(OsStr::new(MANIFEST), &json, true)
+            .map_err(|e| fs_error(at(MANIFEST), e.into()))?;
         Ok(snapshot)
     }
 
     /// Reads context `id` back (after a restart), checking every file
     /// against the manifest.
     pub fn load(&self, id: &str) -> Result<Snapshot, ContextError> {
-        let dir = self.context_dir(id)?;
-        let manifest_path = dir.join(MANIFEST);
-        let bytes = match fs::read(&manifest_path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                return Err(ContextError::NotFound(id.to_string()))
-            }
-            Err(e) => return Err(io_error(&manifest_path, &e)),
+        validate_id(id)?;
+        let manifest_path = self.shown(&[CONTEXTS, id, MANIFEST]);
+        let not_found = || ContextError::NotFound(id.to_string());
+        let Some(contexts) = self.existing_contexts_dir()? else {
+            return Err(not_found());
         };
+        let dir = match contexts.open_dir(OsStr::new(id)) {
+            Ok(dir) => dir,
+            Err(FsError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(not_found())
+            }
+            Err(e) => return Err(fs_error(self.shown(&[CONTEXTS, id]), e)),
+        };
+        let bytes = dir
+            .read_regular(OsStr::new(MANIFEST), MAX_FILE_BYTES)
+            .map_err(|e| fs_error(manifest_path.clone(), e))?
+            .ok_or_else(not_found)?;
         let corrupt = |reason: String| ContextError::CorruptManifest {
             path: manifest_path.clone(),
             reason,
@@ -260,59 +287,125 @@ impl ContextStore {
                 manifest.version, manifest.hash
             )));
         }
+        let files_dir = dir.open_dir(OsStr::new(FILES));
         let mut snapshot = Snapshot::default();
         for file in &manifest.files {
-            let path = WorkspacePath::new(&dir, &file.path)
+            let path = WorkspacePath::new(&self.workspace, &file.path)
                 .ok()
                 .filter(|p| p.as_str() == file.path)
                 .ok_or_else(|| corrupt(format!("invalid path {:?}", file.path)))?;
-            let entry = read_checked(&dir.join(FILES), &path, file)?;
+            let entry = read_checked(files_dir.as_ref().ok(), &path, file)?;
             snapshot.files.insert(path, entry);
         }
         Ok(snapshot)
     }
 
-    /// Deletes context `id` (no error when it does not exist).
+    /// Deletes context `id` (no error when it does not exist). A symlink
+    /// in its place is removed, never followed.
     pub fn release(&self, id: &str) -> Result<(), ContextError> {
-        remove_dir_if_exists(&self.context_dir(id)?)
+        validate_id(id)?;
+        match self.existing_contexts_dir()? {
+            None => Ok(()),
+            Some(contexts) => contexts
+                .remove_tree(OsStr::new(id))
+                .map_err(|e| fs_error(self.shown(&[CONTEXTS, id]), e)),
+        }
     }
 
     /// Reads a `--context DIR`: plain files mirroring the workspace root,
-    /// without manifest. Files that are not text (binary, undecodable) and
-    /// symlinks are left out; they have no snapshot.
+    /// without manifest. Files that are not text (binary, undecodable,
+    /// over the size limit, not regular) and symlinks are left out; they
+    /// have no snapshot.
     pub fn from_dir(dir: &Path) -> Result<Snapshot, ContextError> {
+        let io = |e: std::io::Error| io_error(dir, &e);
         let mut snapshot = Snapshot::default();
-        let mut pending = vec![dir.to_path_buf()];
-        while let Some(folder) = pending.pop() {
-            let entries = fs::read_dir(&folder).map_err(|e| io_error(&folder, &e))?;
-            for entry in entries {
-                let entry = entry.map_err(|e| io_error(&folder, &e))?;
-                let file_type = entry.file_type().map_err(|e| io_error(&entry.path(), &e))?;
-                let full = entry.path();
-                if file_type.is_dir() {
-                    pending.push(full);
-                } else if file_type.is_file() {
-                    add_mirrored_file(&mut snapshot, dir, &full)?;
+        let mut pending = vec![(Dir::open_trusted(dir).map_err(io)?, String::new())];
+        while let Some((folder, prefix)) = pending.pop() {
+            for name in folder.entries().map_err(io)? {
+                let relative = format!("{prefix}{}", name.to_string_lossy());
+                match folder.entry_type(&name).map_err(io)? {
+                    Some(rustix::fs::FileType::Directory) => {
+                        let sub = folder
+                            .open_dir(&name)
+                            .map_err(|e| fs_error(dir.join(&relative), e))?;
+                        pending.push((sub, format!("{relative}/")));
+                    }
+                    Some(rustix::fs::FileType::RegularFile) => {
+                        let bytes = match folder.read_regular(&name, MAX_FILE_BYTES) {
+                            Ok(Some(bytes)) => bytes,
+                            Ok(None) | Err(FsError::NotRegular(_) | FsError::TooLarge(_)) => {
+                                continue
+                            }
+                            Err(e) => return Err(fs_error(dir.join(&relative), e)),
+                        };
+                        let Ok(path) = WorkspacePath::new(dir, &relative) else {
+                            continue;
+                        };
+                        if let Ok((text, _encoding)) = encoding::decode(&bytes) {
+                            snapshot.files.insert(path, SnapshotEntry::new(text));
+                        }
+                    }
+                    _ => {}
                 }
             }
         }
         Ok(snapshot)
     }
 
-    /// `<workspace>/.llm-edit/context/<id>`, once `id` is checked.
-    fn context_dir(&self, id: &str) -> Result<PathBuf, ContextError> {
-        validate_id(id)?;
-        Ok(self.state_dir.join("context").join(id))
+    /// `<workspace>/.llm-edit/context`, created when missing without
+    /// following any symlink; `.llm-edit/.gitignore` is written when the
+    /// state folder has none.
+    fn contexts_dir(&self) -> Result<Dir, ContextError> {
+        let state_path = self.workspace.join(STATE_DIR);
+        let state = self
+            .root()?
+            .dir()
+            .open_path(&[OsStr::new(STATE_DIR)], true)
+            .map_err(|e| fs_error(state_path.clone(), e))?;
+        let gitignore = OsStr::new(".gitignore");
+        if state
+            .stat(gitignore)
+            .map_err(|e| io_error(&state_path, &e))?
+            .is_none()
+        {
+            state
+                .write_atomic(gitignore, b"*\n", false)
+                .map_err(|e| io_error(&state_path.join(".gitignore"), &e))?;
+        }
+        state
+            .open_path(&[OsStr::new(CONTEXTS)], true)
+            .map_err(|e| fs_error(self.shown(&[CONTEXTS]), e))
     }
 
-    /// Creates `.llm-edit/` with its `.gitignore` when missing.
-    fn ensure_state_dir(&self) -> Result<(), ContextError> {
-        let gitignore = self.state_dir.join(".gitignore");
-        if gitignore.exists() {
-            return Ok(());
+    /// The contexts folder when it exists (nothing is created).
+    fn existing_contexts_dir(&self) -> Result<Option<Dir>, ContextError> {
+        let names = [OsStr::new(STATE_DIR), OsStr::new(CONTEXTS)];
+        match self.root()?.dir().open_path(&names, false) {
+            Ok(dir) => Ok(Some(dir)),
+            Err(FsError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(fs_error(self.shown(&[CONTEXTS]), e)),
         }
-        write_atomic(&gitignore, b"*\n", Durable::NoSync)
     }
+
+    fn root(&self) -> Result<RootDir, ContextError> {
+        RootDir::open(&self.workspace).map_err(|e| io_error(&self.workspace, &e))
+    }
+
+    /// `<workspace>/.llm-edit/<parts…>`, for messages.
+    fn shown(&self, parts: &[&str]) -> PathBuf {
+        let mut path = self.workspace.join(STATE_DIR);
+        for part in parts.iter().filter(|p| !p.is_empty()) {
+            path.push(part);
+        }
+        path
+    }
+}
+
+/// The folders and the name of a workspace path.
+fn split(path: &WorkspacePath) -> (Vec<&OsStr>, &OsStr) {
+    let mut names: Vec<&OsStr> = path.as_str().split('/').map(OsStr::new).collect();
+    let name = names.pop().unwrap_or_default();
+    (names, name)
 }
 
 /// Checks a context id: it becomes one folder name.
@@ -327,7 +420,7 @@ fn validate_id(id: &str) -> Result<(), ContextError> {
 /// Reads the snapshot of `path` under `files_dir` and checks it against
 /// its manifest entry.
 fn read_checked(
-    files_dir: &Path,
+    files_dir: Option<&Dir>,
     path: &WorkspacePath,
     expected: &ManifestFile,
 ) -> Result<SnapshotEntry, ContextError> {
@@ -335,7 +428,13 @@ fn read_checked(
         path: path.to_string(),
         reason,
     };
-    let bytes = fs::read(path.under(files_dir)).map_err(|e| corrupt(e.to_string()))?;
+    let (folders, name) = split(path);
+    let bytes = files_dir
+        .ok_or_else(|| corrupt("the files folder is missing".to_string()))?
+        .open_path(&folders, false)
+        .and_then(|d| d.read_regular(name, MAX_FILE_BYTES))
+        .map_err(|e| corrupt(e.to_string()))?
+        .ok_or_else(|| corrupt("missing".to_string()))?;
     let text = String::from_utf8(bytes).map_err(|_| corrupt("not UTF-8".to_string()))?;
     let entry = SnapshotEntry::new(text);
     if entry.len != expected.len {
@@ -350,72 +449,16 @@ fn read_checked(
     Ok(entry)
 }
 
-/// Adds the file `full` of a mirror folder rooted at `root`, when it is text.
-fn add_mirrored_file(
-    snapshot: &mut Snapshot,
-    root: &Path,
-    full: &Path,
-) -> Result<(), ContextError> {
-    let Ok(relative) = full.strip_prefix(root) else {
-        return Ok(());
-    };
-    let Ok(path) = WorkspacePath::new(root, &relative.to_string_lossy()) else {
-        return Ok(());
-    };
-    let bytes = fs::read(full).map_err(|e| io_error(full, &e))?;
-    if let Ok((text, _encoding)) = encoding::decode(&bytes) {
-        snapshot.files.insert(path, SnapshotEntry::new(text));
+/// A filesystem refusal about `path`.
+fn fs_error(path: PathBuf, error: FsError) -> ContextError {
+    ContextError::Io {
+        path,
+        message: error.to_string(),
     }
-    Ok(())
-}
-
-/// Removes `dir` and everything in it, if it exists.
-fn remove_dir_if_exists(dir: &Path) -> Result<(), ContextError> {
-    match fs::remove_dir_all(dir) {
-        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(io_error(dir, &e)),
-        _ => Ok(()),
-    }
-}
-
-/// Whether [`write_atomic`] syncs the data before renaming.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Durable {
-    Sync,
-    NoSync,
-}
-
-/// Distinguishes the temporary files of concurrent writes in one process.
-static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
-
-/// Writes `bytes` to `path` through a temporary file in the same folder
-/// and a rename, so readers see the old file or the whole new one. With
-/// `durable`, the data reaches the disk before the rename (the manifest:
-/// snapshot files need not, a torn one fails its manifest check).
-fn write_atomic(path: &Path, bytes: &[u8], durable: Durable) -> Result<(), ContextError> {
-    let parent = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(parent).map_err(|e| io_error(parent, &e))?;
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let temp = parent.join(format!(
-        ".{name}.{}-{}.tmp",
-        std::process::id(),
-        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let written = fs::File::create(&temp).and_then(|mut file| {
-        file.write_all(bytes)?;
-        match durable {
-            Durable::Sync => file.sync_data(),
-            Durable::NoSync => Ok(()),
-        }
-    });
-    if let Err(e) = written.and_then(|()| fs::rename(&temp, path)) {
-        let _ = fs::remove_file(&temp);
-        return Err(io_error(path, &e));
-    }
-    Ok(())
 }
 
 /// An I/O error about `path`.
-fn io_error(path: &Path, error: &io::Error) -> ContextError {
+fn io_error(path: &Path, error: &std::io::Error) -> ContextError {
     ContextError::Io {
         path: path.to_path_buf(),
         message: error.to_string(),
@@ -453,6 +496,7 @@ impl<S: FileSource> FileSource for WithSnapshot<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     fn path(root: &Path, raw: &str) -> WorkspacePath {
         WorkspacePath::new(root, raw).unwrap()

@@ -13,7 +13,7 @@ pub use crate::plan::{FileChange, FileStatus};
 pub use crate::resolve::{MatchMode, OnConflict};
 
 use crate::error::{EditError, ErrorKind};
-use crate::model::{Edit, EditBatch, Format};
+use crate::model::{Edit, EditBatch, EditOp, Format};
 use crate::parse;
 use crate::resolve::{self, FileResult, ResolveConfig};
 use crate::workspace::{FileSource, PathError, WorkspacePath};
@@ -97,25 +97,19 @@ pub fn plan_batch(
     // A rename moves the later edits of the old path to the new path.
     let mut by_file: BTreeMap<WorkspacePath, Vec<&Edit>> = BTreeMap::new();
     for edit in &batch.edits {
-        match WorkspacePath::new(source.root(), &edit.path) {
-            Ok(path) => by_file.entry(path).or_default().push(edit),
-            Err(PathError::OutsideRoot) => errors.push(
-                EditError::new(
-                    ErrorKind::OutsideRoot,
-                    format!(
-                        "edit {} targets `{}`, which is outside the workspace root; use a path inside the project",
-                        edit.index, edit.path
-                    ),
-                )
-                .with_path(edit.path.clone())
-                .with_edit(edit.index)
-                .with_payload_lines(edit.source.first_line, edit.source.last_line),
-            ),
-            Err(PathError::Empty) => errors.push(
-                EditError::new(ErrorKind::Parse, format!("edit {} names no file; give the file's path", edit.index))
-                    .with_edit(edit.index)
-                    .with_payload_lines(edit.source.first_line, edit.source.last_line),
-            ),
+        // A move to a name no filesystem accepts fails here, with its
+        // reason, rather than when the file is written.
+        let bad_move = match &edit.op {
+            EditOp::Rename { to } => match WorkspacePath::new(source.root(), to) {
+                Err(e @ PathError::InvalidName(_)) => Some((to, e)),
+                _ => None,
+            },
+            _ => None,
+        };
+        match (WorkspacePath::new(source.root(), &edit.path), bad_move) {
+            (Ok(_), Some((to, e))) => errors.push(path_error(edit, to, &e)),
+            (Ok(path), None) => by_file.entry(path).or_default().push(edit),
+            (Err(e), _) => errors.push(path_error(edit, &edit.path, &e)),
         }
     }
 
@@ -143,5 +137,38 @@ pub fn plan_batch(
         errors,
         batch,
         formats,
+    }
+}
+
+/// The error of an edit whose path (`raw`: its target, or where it moves
+/// the file) cannot be used.
+fn path_error(edit: &Edit, raw: &str, error: &PathError) -> EditError {
+    let (kind, message) = match error {
+        PathError::OutsideRoot => (
+            ErrorKind::OutsideRoot,
+            format!(
+                "edit {} targets `{raw}`, which is outside the workspace root; use a path inside the project",
+                edit.index
+            ),
+        ),
+        PathError::Empty => (
+            ErrorKind::Parse,
+            format!("edit {} names no file; give the file's path", edit.index),
+        ),
+        PathError::InvalidName(reason) => (
+            ErrorKind::Parse,
+            format!(
+                "edit {} names `{}`, which cannot be a file: {reason}; use a valid file name",
+                edit.index,
+                raw.escape_debug()
+            ),
+        ),
+    };
+    let error = EditError::new(kind, message)
+        .with_edit(edit.index)
+        .with_payload_lines(edit.source.first_line, edit.source.last_line);
+    match error.kind {
+        ErrorKind::OutsideRoot => error.with_path(edit.path.clone()),
+        _ => error,
     }
 }

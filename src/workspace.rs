@@ -11,6 +11,7 @@ use std::fmt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
+use crate::disk::{FsError, RootDir, MAX_FILE_BYTES, MAX_NAME_BYTES};
 use crate::text::encoding::{self, DecodeError, Encoding};
 
 /// A normalized path relative to the workspace root: `/`-separated, no
@@ -25,6 +26,9 @@ pub enum PathError {
     OutsideRoot,
     /// Empty, or names the root itself.
     Empty,
+    /// A name no filesystem accepts: a NUL byte, or longer than 255 bytes
+    /// (the reason, to show).
+    InvalidName(String),
 }
 
 impl WorkspacePath {
@@ -33,6 +37,11 @@ impl WorkspacePath {
     /// expanded.
     pub fn new(root: &Path, raw: &str) -> Result<WorkspacePath, PathError> {
         let raw = raw.trim();
+        if raw.contains('\0') {
+            return Err(PathError::InvalidName(
+                "the path contains a NUL byte".into(),
+            ));
+        }
         let raw = raw.strip_prefix("./").unwrap_or(raw);
         let path = Path::new(raw);
         let relative: PathBuf = if path.is_absolute() {
@@ -51,6 +60,13 @@ impl WorkspacePath {
         let mut parts: Vec<String> = Vec::new();
         for comp in relative.components() {
             match comp {
+                Component::Normal(p) if p.len() > MAX_NAME_BYTES => {
+                    return Err(PathError::InvalidName(format!(
+                        "name too long (`{}…` is {} bytes; the limit is {MAX_NAME_BYTES})",
+                        p.to_string_lossy().chars().take(24).collect::<String>(),
+                        p.len()
+                    )));
+                }
                 Component::Normal(p) => parts.push(p.to_string_lossy().into_owned()),
                 Component::CurDir => {}
                 Component::ParentDir => {
@@ -163,70 +179,75 @@ pub trait FileSource: Sync {
     }
 }
 
-/// Files on disk under a root.
+/// Files on disk under a root, reached through the root's directory
+/// handle ([`RootDir`]): symlinks are resolved inside the root only, and
+/// only regular files within [`MAX_FILE_BYTES`] are read.
 #[derive(Clone, Debug)]
 pub struct DiskFiles {
-    root: PathBuf,
-    canonical_root: PathBuf,
+    root: Arc<RootDir>,
 }
 
 impl DiskFiles {
-    /// Files under `root` (which must exist).
-    pub fn new(root: impl Into<PathBuf>) -> std::io::Result<DiskFiles> {
-        let root = root.into();
-        let canonical_root = root.canonicalize()?;
+    /// Files under `root` (which must exist), canonicalized once.
+    pub fn new(root: impl AsRef<Path>) -> std::io::Result<DiskFiles> {
         Ok(DiskFiles {
-            root,
-            canonical_root,
+            root: Arc::new(RootDir::open(root.as_ref())?),
         })
     }
 
+    /// The open root.
+    pub fn root_dir(&self) -> &Arc<RootDir> {
+        &self.root
+    }
+
     /// Checks that `path`, with every symlink on the way resolved, stays
-    /// under the root. A path that does not exist yet is checked through its
-    /// nearest existing ancestor.
+    /// under the root.
     pub fn check_inside(&self, path: &WorkspacePath) -> Result<(), LoadError> {
-        let mut probe = path.under(&self.root);
-        loop {
-            match probe.canonicalize() {
-                Ok(real) => {
-                    return if real.starts_with(&self.canonical_root) {
-                        Ok(())
-                    } else {
-                        Err(LoadError::OutsideRoot)
-                    };
-                }
-                Err(_) => {
-                    // A dangling symlink is refused: its target is unknown.
-                    if probe.symlink_metadata().is_ok() {
-                        return Err(LoadError::OutsideRoot);
-                    }
-                    if !probe.pop() {
-                        return Ok(());
-                    }
-                }
-            }
+        match self.root.locate(path.as_str(), true) {
+            Err(FsError::OutsideRoot) => Err(LoadError::OutsideRoot),
+            _ => Ok(()),
         }
     }
 
     /// Reads and decodes a file under the root.
     pub fn read(&self, path: &WorkspacePath) -> Result<Option<SourceText>, LoadError> {
-        self.check_inside(path)?;
-        let full = path.under(&self.root);
-        match std::fs::metadata(&full) {
-            Ok(m) if m.is_dir() => return Err(LoadError::Directory),
-            Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(LoadError::Io(e.to_string())),
+        match self.read_bytes(path)? {
+            None => Ok(None),
+            Some(bytes) => {
+                let (text, encoding) = encoding::decode_owned(bytes).map_err(LoadError::Decode)?;
+                Ok(Some(SourceText::from_disk(text, encoding)))
+            }
         }
-        let bytes = std::fs::read(&full).map_err(|e| LoadError::Io(e.to_string()))?;
-        let (text, encoding) = encoding::decode_owned(bytes).map_err(LoadError::Decode)?;
-        Ok(Some(SourceText::from_disk(text, encoding)))
+    }
+
+    /// The bytes of a regular file under the root (`None`: missing).
+    pub fn read_bytes(&self, path: &WorkspacePath) -> Result<Option<Vec<u8>>, LoadError> {
+        let location = self.root.locate(path.as_str(), true).map_err(load_error)?;
+        if !location.missing.is_empty() {
+            return Ok(None);
+        }
+        location
+            .dir
+            .read_regular(&location.name, MAX_FILE_BYTES)
+            .map_err(load_error)
+    }
+}
+
+/// A filesystem refusal as a load error.
+fn load_error(error: FsError) -> LoadError {
+    match error {
+        FsError::OutsideRoot => LoadError::OutsideRoot,
+        FsError::Directory => LoadError::Directory,
+        FsError::Io(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            LoadError::Io("a folder on its path does not exist".into())
+        }
+        other => LoadError::Io(other.to_string()),
     }
 }
 
 impl FileSource for DiskFiles {
     fn root(&self) -> &Path {
-        &self.root
+        self.root.path()
     }
 
     fn load(&self, path: &WorkspacePath) -> Result<Option<Arc<SourceText>>, LoadError> {

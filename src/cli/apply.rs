@@ -21,6 +21,7 @@ pub fn run(args: &ApplyArgs) -> anyhow::Result<ExitCode> {
     let payload = read_payload(&args.payload)?;
     let files = DiskFiles::new(&args.root)
         .with_context(|| format!("cannot open the root {}", args.root.display()))?;
+    let files_root = std::sync::Arc::clone(files.root_dir());
     let outcome = match &args.context {
         Some(dir) => {
             let snapshot = ContextStore::from_dir(dir)
@@ -30,11 +31,12 @@ pub fn run(args: &ApplyArgs) -> anyhow::Result<ExitCode> {
         }
         None => engine::run(&payload, &options, &files),
     };
+    test_hook::after_plan();
 
     let mut write_error = None;
     let mut written = Vec::new();
     if outcome.applicable(&options) && !args.dry_run && !outcome.files.is_empty() {
-        match write::write_all(&args.root, &outcome.files) {
+        match write::write_all(files_root.as_ref(), &outcome.files, args.force) {
             Ok(paths) => written = paths,
             Err(e) => write_error = Some(e),
         }
@@ -150,4 +152,27 @@ fn git_add(root: &std::path::Path, paths: &[std::path::PathBuf]) -> anyhow::Resu
         bail!("git add failed ({status})");
     }
     Ok(())
+}
+
+/// A pause between planning and writing, for the tests that change the
+/// workspace in between (a file edited, a folder swapped for a symlink).
+/// Only debug builds honour it: `LLM_EDIT_TEST_AFTER_PLAN` is a shell
+/// command run there.
+mod test_hook {
+    #[cfg(debug_assertions)]
+    pub fn after_plan() {
+        if let Some(command) = std::env::var_os("LLM_EDIT_TEST_AFTER_PLAN") {
+            let status = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(command)
+                .status();
+            assert!(
+                status.is_ok_and(|s| s.success()),
+                "the LLM_EDIT_TEST_AFTER_PLAN command failed"
+            );
+        }
+    }
+
+    #[cfg(not(debug_assertions))]
+    pub fn after_plan() {}
 }

@@ -89,6 +89,9 @@ pub struct ApplyArgs {
     /// Print the JSON report on stdout (and nothing else there).
     #[arg(long)]
     pub json: bool,
+    /// Write read-only files too (their mode is kept).
+    #[arg(long)]
+    pub force: bool,
     /// Stage the files written with `git add`.
     #[arg(long)]
     pub git_add: bool,

@@ -1,178 +1,327 @@
-//! Writing a plan to disk atomically: every new content goes to a temporary
-//! file beside its target first; only when all are staged are they renamed
-//! into place, each replaced file kept aside until the end so that a failed
-//! rename restores everything already replaced. Permissions are kept.
+//! Writing a plan to disk: all or nothing, and never outside the root.
+//!
+//! Every target is located from the root's directory handle
+//! ([`RootDir::locate`]): a symlink inside the root leads to the file it
+//! points to (that file is edited, the link stays a link); one leading out
+//! is refused. Each new content goes to a temporary file with an
+//! unpredictable name, created exclusively in its target's folder and
+//! given the target's owner, group, mode and extended attributes; every
+//! temporary file is written and synced before any rename. Right before
+//! each rename the target is read again and compared with the bytes the
+//! plan was made from: a file changed meanwhile is refused, and everything
+//! already replaced is restored. A file with several hard links is
+//! rewritten in place (a rename would split it from its other names). A
+//! read-only file in a writable folder is refused unless `force`. Each
+//! folder touched is synced once at the end.
 
-use std::fs;
+use std::collections::HashSet;
+use std::ffi::OsString;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
+use rustix::fs::Stat;
+
+use crate::disk::{meta, Dir, FsError, Location, RootDir, MAX_FILE_BYTES, NEW_FILE, PRIVATE};
 use crate::engine::{FileChange, FileStatus};
 use crate::text::encoding;
+use crate::workspace::WorkspacePath;
+
+/// What the target must hold right before it is replaced or removed.
+enum Expect {
+    /// Missing or empty (a new file: the plan's create rule).
+    Absent,
+    /// Exactly these bytes (what the plan read).
+    Bytes(Vec<u8>),
+}
 
 /// One file operation, staged.
 enum Staged {
-    /// `temp` becomes `target` (which may exist).
-    Put { temp: PathBuf, target: PathBuf },
-    /// `target` goes away.
-    Remove { target: PathBuf },
+    /// The temporary file `temp` beside the target becomes it.
+    Replace {
+        at: Location,
+        temp: OsString,
+        expect: Expect,
+        shown: String,
+    },
+    /// The target (hard-linked elsewhere) is rewritten in place.
+    InPlace {
+        at: Location,
+        bytes: Vec<u8>,
+        old: Vec<u8>,
+        shown: String,
+    },
+    /// The entry `at` goes away; `check` (where its symlinks lead) must
+    /// still hold what was read.
+    Remove {
+        at: Location,
+        check: Location,
+        expect: Vec<u8>,
+        shown: String,
+    },
 }
 
-/// What was done to roll back.
-enum Done {
-    /// `target` was replaced; its old content waits in `backup` (if any).
-    Put {
-        target: PathBuf,
-        backup: Option<PathBuf>,
-    },
-    /// `target` was moved to `backup`.
-    Removed { target: PathBuf, backup: PathBuf },
+/// What was done, to undo.
+enum Done<'a> {
+    /// Replaced; the old file waits under `aside` (when there was one).
+    Replaced(&'a Location, Option<OsString>),
+    /// Rewritten in place; the old bytes are in the staged step.
+    Rewritten(&'a Location, &'a [u8]),
+    /// Removed; the old entry waits under `aside`.
+    Removed(&'a Location, OsString),
 }
 
 /// Writes every change under `root`; all or nothing. Returns the paths
 /// written or removed (for `git add`).
-pub fn write_all(root: &Path, changes: &[FileChange]) -> Result<Vec<PathBuf>, String> {
+pub fn write_all(
+    root: &RootDir,
+    changes: &[FileChange],
+    force: bool,
+) -> Result<Vec<PathBuf>, String> {
+    raise_open_file_limit();
     let mut staged = Vec::new();
     let mut created_dirs = Vec::new();
     let result =
-        stage(root, changes, &mut staged, &mut created_dirs).and_then(|()| commit(&staged));
+        stage(root, changes, force, &mut staged, &mut created_dirs).and_then(|()| commit(&staged));
     if result.is_err() {
         for s in &staged {
-            if let Staged::Put { temp, .. } = s {
-                let _ = fs::remove_file(temp);
+            if let Staged::Replace { at, temp, .. } = s {
+                let _ = at.dir.remove_file(temp);
             }
         }
-        for dir in created_dirs.iter().rev() {
-            let _ = fs::remove_dir(dir);
+        for (parent, name) in created_dirs.iter().rev() {
+            let _ = parent.remove_dir(name);
         }
     }
     result?;
-    Ok(staged
+    Ok(changes
         .iter()
-        .map(|s| match s {
-            Staged::Put { target, .. } | Staged::Remove { target } => target.clone(),
-        })
+        .flat_map(|c| std::iter::once(&c.path).chain(&c.from))
+        .map(|p| p.under(root.path()))
         .collect())
 }
 
+/// Every staged file keeps its folder's handle until the end: lift the
+/// soft limit of open files to the hard one, so that a payload touching
+/// thousands of files is not refused for want of descriptors.
+fn raise_open_file_limit() {
+    use rustix::process::{getrlimit, setrlimit, Resource};
+    let limit = getrlimit(Resource::Nofile);
+    if limit.current != limit.maximum {
+        let raised = rustix::process::Rlimit {
+            current: limit.maximum,
+            maximum: limit.maximum,
+        };
+        let _ = setrlimit(Resource::Nofile, raised);
+    }
+}
+
 fn stage(
-    root: &Path,
+    root: &RootDir,
     changes: &[FileChange],
+    force: bool,
     staged: &mut Vec<Staged>,
-    created_dirs: &mut Vec<PathBuf>,
+    created_dirs: &mut Vec<(Dir, OsString)>,
 ) -> Result<(), String> {
     for change in changes {
-        let target = change.path.under(root);
+        let before = change
+            .before
+            .as_ref()
+            .map(|b| encoding::encode(&b.text, b.encoding).into_owned());
         if let Some(after) = &change.after {
             let encoding = change
                 .before
                 .as_ref()
                 .map(|b| b.encoding)
                 .unwrap_or_default();
-            let bytes = encoding::encode(after, encoding);
-            let parent = target.parent().unwrap_or(root).to_path_buf();
-            create_dirs(&parent, created_dirs)?;
-            let permissions_from = match &change.from {
-                Some(from) => from.under(root),
-                None => target.clone(),
+            let bytes = encoding::encode(after, encoding).into_owned();
+            // The file read is the target unless the change moves it.
+            let expect = match (&change.from, &before) {
+                (None, Some(b)) => Expect::Bytes(b.clone()),
+                _ => Expect::Absent,
             };
-            let temp = write_temp(&parent, &target, &bytes, &permissions_from)?;
-            staged.push(Staged::Put {
-                temp,
-                target: target.clone(),
-            });
+            let source = change.from.as_ref().unwrap_or(&change.path);
+            staged.push(stage_put(
+                root,
+                &change.path,
+                source,
+                bytes,
+                expect,
+                force,
+                created_dirs,
+            )?);
         }
-        if change.status == FileStatus::Deleted {
-            staged.push(Staged::Remove { target });
-        } else if let Some(from) = &change.from {
-            staged.push(Staged::Remove {
-                target: from.under(root),
-            });
-        }
-    }
-    Ok(())
-}
-
-/// Creates missing parent folders, remembering them to undo.
-fn create_dirs(dir: &Path, created: &mut Vec<PathBuf>) -> Result<(), String> {
-    let mut missing = Vec::new();
-    let mut d = dir.to_path_buf();
-    while !d.exists() {
-        missing.push(d.clone());
-        if !d.pop() {
-            break;
-        }
-    }
-    for m in missing.into_iter().rev() {
-        fs::create_dir(&m).map_err(|e| format!("cannot create folder {}: {e}", m.display()))?;
-        created.push(m);
-    }
-    Ok(())
-}
-
-fn write_temp(
-    dir: &Path,
-    target: &Path,
-    bytes: &[u8],
-    permissions_from: &Path,
-) -> Result<PathBuf, String> {
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = dir.join(format!(".{name}.llm-edit-{}.tmp", std::process::id()));
-    let mut file =
-        fs::File::create(&temp).map_err(|e| format!("cannot write {}: {e}", temp.display()))?;
-    file.write_all(bytes)
-        .and_then(|()| file.sync_all())
-        .map_err(|e| format!("cannot write {}: {e}", temp.display()))?;
-    if let Ok(meta) = fs::metadata(permissions_from) {
-        let _ = fs::set_permissions(&temp, meta.permissions());
-    }
-    Ok(temp)
-}
-
-fn backup_path(target: &Path) -> PathBuf {
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    target.with_file_name(format!(".{name}.llm-edit-{}.bak", std::process::id()))
-}
-
-/// Renames everything into place; on failure, undoes what was done.
-fn commit(staged: &[Staged]) -> Result<(), String> {
-    let mut done: Vec<Done> = Vec::new();
-    for s in staged {
-        let step = match s {
-            Staged::Put { temp, target } => {
-                let backup = if target.exists() {
-                    let b = backup_path(target);
-                    fs::hard_link(target, &b)
-                        .or_else(|_| fs::copy(target, &b).map(|_| ()))
-                        .ok()
-                        .map(|()| b)
-                } else {
-                    None
-                };
-                fs::rename(temp, target)
-                    .map(|()| Done::Put {
-                        target: target.clone(),
-                        backup,
-                    })
-                    .map_err(|e| format!("cannot replace {}: {e}", target.display()))
-            }
-            Staged::Remove { target } => {
-                let backup = backup_path(target);
-                fs::rename(target, &backup)
-                    .map(|()| Done::Removed {
-                        target: target.clone(),
-                        backup,
-                    })
-                    .map_err(|e| format!("cannot remove {}: {e}", target.display()))
-            }
+        let removed = match (&change.status, &change.from) {
+            (FileStatus::Deleted, _) => Some(&change.path),
+            (_, Some(from)) => Some(from),
+            _ => None,
         };
-        match step {
+        if let Some(path) = removed {
+            staged.push(stage_remove(root, path, before.unwrap_or_default(), force)?);
+        }
+    }
+    Ok(())
+}
+
+/// Stages new content for `path`; `source` (the file itself, or the one it
+/// is renamed from) gives the owner, mode and extended attributes.
+fn stage_put(
+    root: &RootDir,
+    path: &WorkspacePath,
+    source: &WorkspacePath,
+    bytes: Vec<u8>,
+    expect: Expect,
+    force: bool,
+    created_dirs: &mut Vec<(Dir, OsString)>,
+) -> Result<Staged, String> {
+    let fail = |e: &dyn std::fmt::Display| format!("cannot write {path}: {e}");
+    let mut at = root
+        .locate(path.as_str(), true)
+        .map_err(|e| fail(&it(&e)))?;
+    let shown = through(path, &at);
+    let fail = |e: &dyn std::fmt::Display| format!("cannot write {shown}: {e}");
+    let existing = if at.missing.is_empty() {
+        at.dir.open_regular(&at.name).map_err(|e| fail(&it(&e)))?
+    } else {
+        None
+    };
+    if let Some((_, st)) = &existing {
+        refuse_read_only(st, &at.dir, force).map_err(|e| fail(&e))?;
+        if st.st_nlink > 1 {
+            if let Expect::Bytes(old) = expect {
+                return Ok(Staged::InPlace {
+                    at,
+                    bytes,
+                    old,
+                    shown,
+                });
+            }
+        }
+    }
+    let from = if source == path {
+        existing
+    } else {
+        let from = root.locate(source.as_str(), true).ok();
+        from.and_then(|l| l.dir.open_regular(&l.name).ok().flatten())
+    };
+    created_dirs.extend(at.create_missing().map_err(|e| fail(&it(&e)))?);
+    let mode = if from.is_some() { PRIVATE } else { NEW_FILE };
+    let (mut file, temp) = at.dir.create_temp(&at.name, mode).map_err(|e| fail(&e))?;
+    let written = file
+        .write_all(&bytes)
+        .and_then(|()| match &from {
+            Some((old, st)) => meta::copy(old, st, &file),
+            None => Ok(()),
+        })
+        .and_then(|()| file.sync_all());
+    if let Err(e) = written {
+        let _ = at.dir.remove_file(&temp);
+        return Err(fail(&e));
+    }
+    Ok(Staged::Replace {
+        at,
+        temp,
+        expect,
+        shown,
+    })
+}
+
+/// Stages the removal of `path` (a symlink there is removed, not its
+/// target), which must still hold `expect`.
+fn stage_remove(
+    root: &RootDir,
+    path: &WorkspacePath,
+    expect: Vec<u8>,
+    force: bool,
+) -> Result<Staged, String> {
+    let shown = path.to_string();
+    let fail = |e: &dyn std::fmt::Display| format!("cannot remove {shown}: {e}");
+    let at = root
+        .locate(path.as_str(), false)
+        .map_err(|e| fail(&it(&e)))?;
+    let check = root
+        .locate(path.as_str(), true)
+        .map_err(|e| fail(&it(&e)))?;
+    let shown = through(path, &check);
+    let fail = |e: &dyn std::fmt::Display| format!("cannot remove {shown}: {e}");
+    if let Some((_, st)) = check
+        .dir
+        .open_regular(&check.name)
+        .map_err(|e| fail(&it(&e)))?
+    {
+        refuse_read_only(&st, &check.dir, force).map_err(|e| fail(&e))?;
+    }
+    Ok(Staged::Remove {
+        at,
+        check,
+        expect,
+        shown,
+    })
+}
+
+/// `path`, and where its symlinks lead when that is elsewhere:
+/// `link.txt (src/real.txt)`.
+fn through(path: &WorkspacePath, at: &Location) -> String {
+    if at.real == path.as_str() {
+        path.to_string()
+    } else {
+        format!("{path} ({})", at.real)
+    }
+}
+
+/// "it is a FIFO, ..." from a filesystem refusal.
+fn it(error: &FsError) -> String {
+    match error {
+        FsError::Io(e) => e.to_string(),
+        other => format!("it {other}"),
+    }
+}
+
+/// Refuses, unless `force`, a file someone protected: nobody may write it
+/// (no `w` bit), though its folder may be written. In a folder without `w`
+/// bit either (a tree copied whole from read-only media) the folder
+/// decides: the system refuses the rename to other users, root may write.
+fn refuse_read_only(st: &Stat, folder: &Dir, force: bool) -> Result<(), String> {
+    let writable = |mode: u32| mode & 0o222 != 0;
+    let folder_writable = rustix::fs::fstat(folder).is_ok_and(|d| writable(d.st_mode));
+    if !writable(st.st_mode) && folder_writable && !force {
+        return Err(format!(
+            "it is read-only (mode {:04o}); pass --force to write it anyway",
+            st.st_mode & 0o7777
+        ));
+    }
+    Ok(())
+}
+
+/// Checks that `at` still holds what the plan read.
+fn verify(at: &Location, expect: &Expect, shown: &str) -> Result<(), String> {
+    let current = if at.missing.is_empty() {
+        at.dir
+            .read_regular(&at.name, MAX_FILE_BYTES)
+            .map_err(|e| format!("cannot read {shown} again: {}", it(&e)))?
+    } else {
+        None
+    };
+    let same = match (expect, &current) {
+        (Expect::Absent, None) => true,
+        (Expect::Absent, Some(now)) => now.is_empty(),
+        (Expect::Bytes(b), Some(now)) => b == now,
+        (Expect::Bytes(_), None) => false,
+    };
+    if same {
+        Ok(())
+    } else {
+        Err(format!(
+            "{shown} changed on disk while the edits were planned; run again"
+        ))
+    }
+}
+
+/// Renames everything into place, checking each target right before; on
+/// failure, undoes what was done.
+fn commit(staged: &[Staged]) -> Result<(), String> {
+    let mut done: Vec<Done<'_>> = Vec::new();
+    for s in staged {
+        match step(s) {
             Ok(d) => done.push(d),
             Err(e) => {
                 rollback(done);
@@ -180,36 +329,124 @@ fn commit(staged: &[Staged]) -> Result<(), String> {
             }
         }
     }
+    let mut folders: Vec<&Dir> = Vec::new();
     for d in done {
         match d {
-            Done::Put {
-                backup: Some(b), ..
+            Done::Replaced(at, aside) => {
+                if let Some(aside) = aside {
+                    let _ = at.dir.remove_file(&aside);
+                }
+                folders.push(&at.dir);
             }
-            | Done::Removed { backup: b, .. } => {
-                let _ = fs::remove_file(b);
+            Done::Removed(at, aside) => {
+                let _ = at.dir.remove_file(&aside);
+                folders.push(&at.dir);
             }
-            Done::Put { backup: None, .. } => {}
+            Done::Rewritten(..) => {}
         }
     }
+    sync_once(&folders);
     Ok(())
 }
 
-fn rollback(done: Vec<Done>) {
+fn step(s: &Staged) -> Result<Done<'_>, String> {
+    match s {
+        Staged::Replace {
+            at,
+            temp,
+            expect,
+            shown,
+        } => {
+            verify(at, expect, shown)?;
+            let aside = match expect {
+                Expect::Bytes(old) => Some(put_aside(at, old)),
+                Expect::Absent => None,
+            }
+            .transpose()
+            .map_err(|e| format!("cannot replace {shown}: {e}"))?;
+            match at.dir.rename(temp, &at.name) {
+                Ok(()) => Ok(Done::Replaced(at, aside)),
+                Err(e) => {
+                    if let Some(aside) = aside {
+                        let _ = at.dir.remove_file(&aside);
+                    }
+                    Err(format!("cannot replace {shown}: {e}"))
+                }
+            }
+        }
+        Staged::InPlace {
+            at,
+            bytes,
+            old,
+            shown,
+        } => {
+            verify(at, &Expect::Bytes(old.clone()), shown)?;
+            at.dir
+                .rewrite(&at.name, bytes)
+                .map_err(|e| format!("cannot write {shown}: {}", it(&e)))?;
+            Ok(Done::Rewritten(at, old))
+        }
+        Staged::Remove {
+            at,
+            check,
+            expect,
+            shown,
+        } => {
+            verify(check, &Expect::Bytes(expect.clone()), shown)?;
+            let aside = put_aside(at, expect).map_err(|e| format!("cannot remove {shown}: {e}"))?;
+            match at.dir.remove_file(&at.name) {
+                Ok(()) => Ok(Done::Removed(at, aside)),
+                Err(e) => {
+                    let _ = at.dir.remove_file(&aside);
+                    Err(format!("cannot remove {shown}: {e}"))
+                }
+            }
+        }
+    }
+}
+
+/// Keeps the file at `at` (holding `old`) under an unpredictable name until
+/// the end: a hard link, or a copy where the system forbids linking a file
+/// the process does not own (`fs.protected_hardlinks`).
+fn put_aside(at: &Location, old: &[u8]) -> std::io::Result<OsString> {
+    match at.dir.link_aside(&at.name) {
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            let (mut copy, name) = at.dir.create_temp(&at.name, PRIVATE)?;
+            if let Err(e) = copy.write_all(old) {
+                let _ = at.dir.remove_file(&name);
+                return Err(e);
+            }
+            Ok(name)
+        }
+        linked => linked,
+    }
+}
+
+fn rollback(done: Vec<Done<'_>>) {
     for d in done.into_iter().rev() {
         match d {
-            Done::Put {
-                target,
-                backup: Some(b),
+            Done::Replaced(at, Some(aside)) | Done::Removed(at, aside) => {
+                let _ = at.dir.rename(&aside, &at.name);
             }
-            | Done::Removed { target, backup: b } => {
-                let _ = fs::rename(b, target);
+            Done::Replaced(at, None) => {
+                let _ = at.dir.remove_file(&at.name);
             }
-            Done::Put {
-                target,
-                backup: None,
-            } => {
-                let _ = fs::remove_file(target);
+            Done::Rewritten(at, old) => {
+                let _ = at.dir.rewrite(&at.name, old);
             }
+        }
+    }
+}
+
+/// Syncs each folder once (several handles may name the same folder).
+fn sync_once(folders: &[&Dir]) {
+    let mut seen = HashSet::new();
+    for dir in folders {
+        let Ok(st) = rustix::fs::fstat(dir) else {
+            continue;
+        };
+        if seen.insert((st.st_dev, st.st_ino)) {
+            let _ = dir.sync();
         }
     }
 }

@@ -13,9 +13,9 @@
 //! follow the user's typing and disappear once a region is resolved.
 
 use std::collections::{BTreeSet, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use dashmap::DashMap;
@@ -162,6 +162,9 @@ pub struct Contexts {
     /// The context a response document was run with (by URI).
     response_contexts: DashMap<String, String>,
     generation: AtomicU64,
+    /// A private folder (0700, unpredictable name) for the diffs shown
+    /// with `window/showDocument`; removed when the server exits.
+    diff_dir: OnceLock<tempfile::TempDir>,
 }
 
 impl Contexts {
@@ -309,6 +312,29 @@ impl Contexts {
     /// Starts a new refresh round; returns its number.
     pub fn next_generation(&self) -> u64 {
         self.generation.fetch_add(1, Ordering::SeqCst) + 1
+    }
+
+    /// Writes `diff` to a new file (0600, unpredictable name) in the
+    /// server's private folder; returns its path.
+    pub fn write_diff(&self, path: &WorkspacePath, diff: &str) -> std::io::Result<PathBuf> {
+        let dir = match self.diff_dir.get() {
+            Some(dir) => dir,
+            None => {
+                let made = tempfile::Builder::new()
+                    .prefix("llm-edit-")
+                    .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
+                    .tempdir()?;
+                self.diff_dir.get_or_init(|| made)
+            }
+        };
+        let name: String = path.as_str().replace('/', "_").chars().take(100).collect();
+        let mut file = tempfile::Builder::new()
+            .prefix(&format!("{name}."))
+            .suffix(".diff")
+            .tempfile_in(dir.path())?;
+        std::io::Write::write_all(&mut file, diff.as_bytes())?;
+        let (_, kept) = file.keep().map_err(|e| e.error)?;
+        Ok(kept)
     }
 
     /// Whether `generation` is still the latest round.
@@ -697,9 +723,6 @@ fn region_diff(path: &WorkspacePath, conflict: &MergeConflict) -> String {
     out
 }
 
-/// Distinguishes the diff files of one server process.
-static DIFF_COUNTER: AtomicU64 = AtomicU64::new(0);
-
 impl Backend {
     /// Runs `captureContext`, `releaseContext`, `status` or
     /// `resolveConflict`.
@@ -897,15 +920,12 @@ impl Backend {
         show_document: bool,
     ) -> RpcResult<Value> {
         if show_document {
-            let name = path.as_str().replace('/', "_");
-            let file = std::env::temp_dir().join(format!(
-                "llm-edit-{}-{}-{name}.diff",
-                std::process::id(),
-                DIFF_COUNTER.fetch_add(1, Ordering::Relaxed)
-            ));
-            let uri = std::fs::write(&file, &diff)
+            let uri = self
+                .contexts()
+                .write_diff(path, &diff)
+                .map_err(|e| tracing::warn!(error = %e, "cannot write the diff file"))
                 .ok()
-                .and_then(|()| proto::parse_uri(&format!("file://{}", file.display())));
+                .and_then(|file| proto::parse_uri(&format!("file://{}", file.display())));
             if let Some(uri) = uri {
                 let params = ShowDocumentParams {
                     uri,
@@ -968,13 +988,20 @@ impl Backend {
         };
         let text = match self.docs().get(uri) {
             Some(doc) => doc.rope.to_string(),
-            None => proto::uri_path(&parsed)
-                .and_then(|p| std::fs::read_to_string(p).ok())
-                .unwrap_or_default(),
+            None => self.disk_text(uri).unwrap_or_default(),
         };
         let encoding = self.features().encoding;
         let diags = self.contexts().conflict_diagnostics(uri, &text, encoding);
         self.publish(&parsed, Origin::Conflict, diags).await;
+    }
+
+    /// The text on disk of the workspace file `uri` (read through the
+    /// root's handle, like every other read).
+    fn disk_text(&self, uri: &str) -> Option<String> {
+        let (root, ..) = self.workspace().ok()?;
+        let path = uri_workspace_path(&root, uri)?;
+        let disk = crate::workspace::DiskFiles::new(&root).ok()?;
+        disk.read(&path).ok().flatten().map(|t| t.text)
     }
 
     /// Adds the conflict code actions of the lines `first..=last` of `uri`.

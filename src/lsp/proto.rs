@@ -76,7 +76,8 @@ impl ClientFeatures {
     }
 }
 
-/// The workspace root: the first workspace folder, else `rootUri`.
+/// The workspace root: the first workspace folder, else `rootUri`,
+/// canonicalized once (`realpath`).
 pub fn workspace_root(params: &InitializeParams) -> Option<PathBuf> {
     let folder = params
         .workspace_folders
@@ -85,7 +86,8 @@ pub fn workspace_root(params: &InitializeParams) -> Option<PathBuf> {
         .map(|f| &f.uri);
     #[allow(deprecated)]
     let uri = folder.or(params.root_uri.as_ref())?;
-    uri_path(uri)
+    let path = uri.to_file_path()?.into_owned();
+    Some(path.canonicalize().unwrap_or(path))
 }
 
 /// The server's capabilities, advertising `commands`.
@@ -114,9 +116,17 @@ pub fn server_capabilities(encoding: PositionEncoding, commands: &[&str]) -> Ser
     }
 }
 
-/// The file path of a `file:` URI.
+/// The file path of a `file:` URI, in the one form every path of the
+/// server is compared in: its folder canonicalized (`realpath`, like the
+/// root), its own name kept (a document opened through an in-root symlink
+/// stays that document).
 pub fn uri_path(uri: &Uri) -> Option<PathBuf> {
-    uri.to_file_path().map(|p| p.into_owned())
+    let path = uri.to_file_path()?.into_owned();
+    let canonical = match (path.parent(), path.file_name()) {
+        (Some(parent), Some(name)) => parent.canonicalize().ok().map(|p| p.join(name)),
+        _ => None,
+    };
+    Some(canonical.unwrap_or(path))
 }
 
 /// Parses a URI string.

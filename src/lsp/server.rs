@@ -386,7 +386,7 @@ impl Backend {
             Err(unsupported) => return (false, Some(unsupported.0)),
         };
         // No `.await` between this check and the send below.
-        let stale = stale_files(&outcome.files, &root, &self.inner.docs);
+        let stale = stale_files(&outcome.files, planned.files.disk(), &self.inner.docs);
         if !stale.is_empty() {
             let names: Vec<String> = stale.iter().map(ToString::to_string).collect();
             return (

@@ -49,6 +49,11 @@ impl BufferFiles {
         loaded.get(path).cloned().flatten()
     }
 
+    /// The files on disk under the root.
+    pub fn disk(&self) -> &DiskFiles {
+        &self.disk
+    }
+
     /// The workspace root.
     pub fn root_path(&self) -> PathBuf {
         self.disk.root().to_path_buf()
@@ -99,18 +104,21 @@ impl FileSource for BufferFiles {
 /// The files of a plan whose text changed since it was computed: an open
 /// buffer with another version, a file opened or closed since, or a disk
 /// file whose content differs. Empty means the plan is still current.
-pub fn stale_files(changes: &[FileChange], root: &Path, docs: &Documents) -> Vec<WorkspacePath> {
+pub fn stale_files(
+    changes: &[FileChange],
+    disk: &DiskFiles,
+    docs: &Documents,
+) -> Vec<WorkspacePath> {
     changes
         .iter()
-        .filter(|change| is_stale(change, root, docs))
+        .filter(|change| is_stale(change, disk, docs))
         .map(|change| change.from.clone().unwrap_or_else(|| change.path.clone()))
         .collect()
 }
 
-fn is_stale(change: &FileChange, root: &Path, docs: &Documents) -> bool {
+fn is_stale(change: &FileChange, disk: &DiskFiles, docs: &Documents) -> bool {
     let source_path = change.from.as_ref().unwrap_or(&change.path);
-    let absolute = source_path.under(root);
-    let open = docs.find_by_path(&absolute);
+    let open = docs.find_by_path(&source_path.under(disk.root()));
     match (&change.before, open) {
         (Some(before), Some((_, doc))) => match before.version {
             Some(version) => doc.version != version,
@@ -118,17 +126,18 @@ fn is_stale(change: &FileChange, root: &Path, docs: &Documents) -> bool {
         },
         (Some(before), None) => match before.version {
             Some(_) => true,
-            None => disk_text(&absolute).as_deref() != Some(before.text.as_str()),
+            None => disk_text(disk, source_path).as_deref() != Some(before.text.as_str()),
         },
         // A file created by the plan must still not exist.
         (None, Some(_)) => true,
-        (None, None) => std::fs::metadata(&absolute).is_ok_and(|m| m.len() > 0),
+        (None, None) => disk
+            .read_bytes(source_path)
+            .map_or(true, |b| b.is_some_and(|b| !b.is_empty())),
     }
 }
 
-fn disk_text(path: &Path) -> Option<String> {
-    let bytes = std::fs::read(path).ok()?;
-    crate::text::encoding::decode(&bytes).ok().map(|(t, _)| t)
+fn disk_text(disk: &DiskFiles, path: &WorkspacePath) -> Option<String> {
+    disk.read(path).ok().flatten().map(|t| t.text)
 }
 
 #[cfg(test)]
@@ -172,10 +181,11 @@ mod tests {
             change("a.txt", (*a_text).clone()),
             change("b.txt", (*b_text).clone()),
         ];
-        assert!(stale_files(&plan, &root, &docs).is_empty());
+        let disk = DiskFiles::new(&root).unwrap();
+        assert!(stale_files(&plan, &disk, &docs).is_empty());
         docs.change("file:///a", 8, &[], Default::default())
             .unwrap();
         std::fs::write(root.join("b.txt"), "changed\n").unwrap();
-        assert_eq!(stale_files(&plan, &root, &docs), vec![a, b]);
+        assert_eq!(stale_files(&plan, &disk, &docs), vec![a, b]);
     }
 }

@@ -30,6 +30,8 @@ pub enum DecodeError {
     InvalidUtf8 { offset: usize },
     /// A UTF-16 BOM, but an odd length or unpaired surrogate.
     InvalidUtf16,
+    /// A UTF-32 BOM (`FF FE 00 00` or `00 00 FE FF`): not edited.
+    Utf32,
 }
 
 impl fmt::Display for DecodeError {
@@ -42,6 +44,7 @@ impl fmt::Display for DecodeError {
             DecodeError::InvalidUtf16 => {
                 f.write_str("starts with a UTF-16 BOM but is not valid UTF-16")
             }
+            DecodeError::Utf32 => f.write_str("UTF-32 text, which is not supported"),
         }
     }
 }
@@ -52,9 +55,14 @@ const BINARY_SNIFF_BYTES: usize = 8 * 1024;
 /// Decodes file bytes to text, remembering the encoding. Plain UTF-8 is
 /// taken over without a copy.
 pub fn decode_owned(bytes: Vec<u8>) -> Result<(String, Encoding), DecodeError> {
-    if [&[0xEF, 0xBB, 0xBF][..], &[0xFF, 0xFE], &[0xFE, 0xFF]]
-        .iter()
-        .any(|bom| bytes.starts_with(bom))
+    if [
+        &[0xEF, 0xBB, 0xBF][..],
+        &[0xFF, 0xFE],
+        &[0xFE, 0xFF],
+        &[0, 0, 0xFE, 0xFF],
+    ]
+    .iter()
+    .any(|bom| bytes.starts_with(bom))
     {
         return decode(&bytes);
     }
@@ -70,6 +78,10 @@ pub fn decode_owned(bytes: Vec<u8>) -> Result<(String, Encoding), DecodeError> {
 
 /// Decodes file bytes to text, remembering the encoding.
 pub fn decode(bytes: &[u8]) -> Result<(String, Encoding), DecodeError> {
+    // Checked before UTF-16: the UTF-32 LE BOM starts with the UTF-16 LE one.
+    if bytes.starts_with(&[0xFF, 0xFE, 0, 0]) || bytes.starts_with(&[0, 0, 0xFE, 0xFF]) {
+        return Err(DecodeError::Utf32);
+    }
     if let Some(rest) = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]) {
         return utf8(rest, 3).map(|s| (s, Encoding::Utf8Bom));
     }
@@ -149,6 +161,11 @@ mod tests {
     #[test]
     fn refuses_binary_and_invalid_utf8() {
         assert_eq!(decode(b"PNG\0\x01"), Err(DecodeError::Binary));
+        let utf32_le = b"\xFF\xFE\0\0a\0\0\0\n\0\0\0";
+        assert_eq!(decode(utf32_le), Err(DecodeError::Utf32));
+        assert_eq!(decode_owned(utf32_le.to_vec()), Err(DecodeError::Utf32));
+        let utf32_be = b"\0\0\xFE\xFF\0\0\0a";
+        assert_eq!(decode_owned(utf32_be.to_vec()), Err(DecodeError::Utf32));
         assert_eq!(
             decode(b"ok \xff"),
             Err(DecodeError::InvalidUtf8 { offset: 3 })

@@ -376,6 +376,14 @@ async fn show_diff_uses_show_document_or_a_message() {
         .unwrap();
     let diff = std::fs::read_to_string(path).unwrap();
     assert!(diff.contains("-b = MINE\n+b = LLM"), "{diff}");
+    // In a private folder of its own, not at a predictable name in /tmp.
+    let path = Path::new(path);
+    let folder = path.parent().unwrap();
+    assert_ne!(folder, std::env::temp_dir(), "{}", path.display());
+    let mode =
+        |p: &Path| std::os::unix::fs::PermissionsExt::mode(&p.metadata().unwrap().permissions());
+    assert_eq!(mode(folder) & 0o777, 0o700);
+    assert_eq!(mode(path) & 0o777, 0o600);
     std::fs::remove_file(path).unwrap();
 }
 

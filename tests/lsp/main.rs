@@ -5,6 +5,7 @@
 
 mod context;
 mod corpus;
+mod hostile_fs;
 mod lens;
 #[path = "../common/shared.rs"]
 mod shared;

@@ -35,6 +35,7 @@ pub struct Builder {
     config: ServeConfig,
     apply_answer: ApplyAnswer,
     show_document: bool,
+    root_alias: Option<fn(&Path) -> String>,
 }
 
 impl Builder {
@@ -110,6 +111,13 @@ impl Builder {
                "window": {"showDocument": {"support": self.show_document}}})
     }
 
+    /// Sends `rootUri` as `alias` makes it from the real root (a path
+    /// through a symlink, or with `..`); the client's own URIs stay real.
+    pub fn root_alias(mut self, alias: fn(&Path) -> String) -> Builder {
+        self.root_alias = Some(alias);
+        self
+    }
+
     /// Starts the server, initializes it and returns the client.
     pub async fn start(self) -> Client {
         let dir = tempfile::tempdir().unwrap();
@@ -155,9 +163,13 @@ impl Builder {
             init_result: Value::Null,
             seen_notifications: 0,
         };
+        let initialize_root = match self.root_alias {
+            Some(alias) => alias(&client.root),
+            None => client.root_uri.clone(),
+        };
         let mut params = json!({
             "processId": null,
-            "rootUri": client.root_uri,
+            "rootUri": initialize_root,
             "capabilities": self.capabilities(),
         });
         if let Some(options) = self.init_options {
@@ -206,6 +218,7 @@ pub fn server() -> Builder {
         config: ServeConfig::default(),
         apply_answer: ApplyAnswer::Apply,
         show_document: false,
+        root_alias: None,
     }
 }
 
