@@ -4,7 +4,7 @@
 //! A body goes on only when it is one JSON object (batches are not part of
 //! LSP) with `"jsonrpc": "2.0"`, an `id` that is a string, an integer within
 //! `i64` or null, and either a string `method` (a request or notification,
-//! `params` an object or array when present) or exactly one of `result` and
+//! `params` an object, an array or null when present) or exactly one of `result` and
 //! `error` (a response). It is re-serialized, so what goes on is canonical
 //! JSON without duplicate keys. Anything else gets the error response the
 //! JSON-RPC specification names: `-32700` (parse error, `id` null) for
@@ -148,7 +148,8 @@ fn check_object(object: &Map<String, Value>) -> Result<(Option<Value>, Option<St
     match object.get("method") {
         Some(Value::String(method)) if !is_response => {
             match object.get("params") {
-                None | Some(Value::Object(_) | Value::Array(_)) => {}
+                // Null is not JSON-RPC, but clients send it for `exit`.
+                None | Some(Value::Null | Value::Object(_) | Value::Array(_)) => {}
                 Some(other) => {
                     return Err(Rejected::invalid(
                         answer,
@@ -291,6 +292,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":"a","method":"shutdown"}"#,
             r#"{"jsonrpc":"2.0","id":-9223372036854775808,"method":"x","params":[]}"#,
             r#"{"jsonrpc":"2.0","method":"exit"}"#,
+            r#"{"jsonrpc":"2.0","method":"exit","params":null}"#,
             r#"{"jsonrpc":"1.0","jsonrpc":"2.0","method":"exit"}"#,
         ];
         for body in requests {
