@@ -38,7 +38,7 @@ use crate::lsp::documents::Documents;
 use crate::lsp::position::PositionEncoding;
 use crate::lsp::proto::{self, EditContext, TextPositions};
 use crate::lsp::server::{invalid_params, request_failed, to_json, Backend};
-use crate::lsp::source::BufferFiles;
+use crate::lsp::source::{self, stale_files, BufferFiles};
 use crate::merge::{self, MergeConflict, MergeOutcome};
 use crate::model::{EditBatch, EditOp};
 use crate::parse;
@@ -867,7 +867,14 @@ impl Backend {
             batch: &batch,
             confirm: false,
         };
+        let stamps = source::stamps(std::slice::from_ref(&change));
         let edit = proto::workspace_edit(&[change], &ctx).map_err(|e| request_failed(e.0))?;
+        // As `llm-edit.apply`: one apply per file at a time, checked last.
+        let _held = self.apply_locks().lock([stamps[0].0.under(root)]).await;
+        if !stale_files(&stamps, root, self.docs()).is_empty() {
+            let reason = "the buffer changed since the action was offered; pick it again";
+            return Ok(json!({"applied": false, "failureReason": reason}));
+        }
         let params = ApplyWorkspaceEditParams {
             label: Some("Resolve LLM edit conflict".into()),
             edit,

@@ -138,6 +138,10 @@ impl Backend {
         &self.inner.contexts
     }
 
+    pub(super) fn apply_locks(&self) -> &FileLocks {
+        &self.inner.apply_locks
+    }
+
     pub(super) fn config(&self) -> &ServeConfig {
         &self.inner.config
     }
