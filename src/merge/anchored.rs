@@ -140,6 +140,7 @@ fn longest_increasing(pairs: &[(usize, usize)]) -> Vec<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use similar::algorithms::Capture;
     use similar::DiffOp;
     use std::time::Duration;
@@ -204,5 +205,16 @@ mod tests {
         // Repeated lines only: no anchors, Myers alone.
         let (old, new) = ([1, 1, 2, 1], [1, 2, 1, 1]);
         assert_eq!(replay(&old, &new, &ops(&old, &new)), new);
+    }
+
+    proptest! {
+        /// Few distinct values: repeated lines, few anchors, deep gaps.
+        #[test]
+        fn any_diff_replays_to_the_new_sequence(
+            old in proptest::collection::vec(0u32..12, 0..80),
+            new in proptest::collection::vec(0u32..12, 0..80),
+        ) {
+            prop_assert_eq!(replay(&old, &new, &ops(&old, &new)), new);
+        }
     }
 }

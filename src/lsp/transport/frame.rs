@@ -45,6 +45,11 @@ pub enum Frame {
 
 /// Where a resynchronization looks for the next message.
 const MARKER: &[u8] = b"Content-Length";
+/// Bytes read at a time.
+const READ_CHUNK: usize = 64 * 1024;
+/// A buffer grown past this by a large message is shrunk back after it, so
+/// one large `didOpen` does not keep its size resident.
+const KEEP_CAPACITY: usize = 1024 * 1024;
 
 /// Reads frames from `R`.
 pub struct FrameReader<R> {
@@ -125,6 +130,9 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
                     }
                     let message = self.buf[len..len + body].to_vec();
                     self.buf.drain(..len + body);
+                    if self.buf.capacity() > KEEP_CAPACITY {
+                        self.buf.shrink_to(self.buf.len().max(READ_CHUNK));
+                    }
                     return Some(Frame::Message(message));
                 }
             }
@@ -140,7 +148,7 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
 
     /// Reads more input; `false` at its end.
     async fn fill(&mut self) -> bool {
-        self.buf.reserve(64 * 1024);
+        self.buf.reserve(READ_CHUNK);
         match self.inner.read_buf(&mut self.buf).await {
             Ok(n) => n > 0,
             Err(e) => {
