@@ -1,5 +1,6 @@
 //! Merge of a 100k-line file with 50 user hunks and 50 LLM hunks (issue
-//! target: < 30 ms in release).
+//! target: < 30 ms in release), and with 5000 + 5000 hunks, past Myers'
+//! time limit (target: < 2 s).
 
 mod common;
 
@@ -36,6 +37,20 @@ fn edited(base: &[String], offset: usize, tag: &str) -> String {
     lines.join("\n") + "\n"
 }
 
+/// Every 20th line changed by one side, ten lines further by the other:
+/// 5000 + 5000 hunks, too many for Myers within its time limit, so the
+/// anchored fallback merges it (issue target: < 2 s).
+fn many_hunks(base: &[String], offset: usize, tag: &str) -> String {
+    let lines = base.iter().enumerate().map(|(i, line)| {
+        if i % 20 == offset {
+            format!("{tag} changed {i}\n")
+        } else {
+            format!("{line}\n")
+        }
+    });
+    lines.collect()
+}
+
 fn bench_merge(c: &mut Criterion) {
     let base_lines = base_lines();
     let base = base_lines.join("\n") + "\n";
@@ -51,6 +66,17 @@ fn bench_merge(c: &mut Criterion) {
     c.bench_function("merge 100k lines, 50+50 hunks (cpu time)", |b| {
         b.iter_custom(|iters| common::cpu_time(iters, || merge(&base, &ours, &theirs)))
     });
+
+    let ours = many_hunks(&base_lines, 3, "user");
+    let theirs = many_hunks(&base_lines, 13, "llm");
+    let MergeOutcome::Merged(merged) = merge(&base, &ours, &theirs) else {
+        panic!("the bench's hunks are disjoint");
+    };
+    assert_eq!(merged.edits.as_slice().len(), LINES / 20);
+    let mut group = c.benchmark_group("merge 100k lines, 5000+5000 hunks (anchored fallback)");
+    group.sample_size(10);
+    group.bench_function("wall", |b| b.iter(|| merge(&base, &ours, &theirs)));
+    group.finish();
 }
 
 criterion_group!(benches, bench_merge);

@@ -3,7 +3,11 @@
 //!
 //! Parser targets feed arbitrary bytes (read as lossy UTF-8) to
 //! [`parse_and_check`]. The `pipeline` target decodes a [`PipelineInput`]
-//! (options, payload and up to two files) and runs [`run_and_check`].
+//! (options, payload and up to two files) and runs [`run_and_check`]. The
+//! `transport` target reads any bytes as a language server client's stdin
+//! ([`transport::frames_and_check`]).
+
+pub mod transport;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

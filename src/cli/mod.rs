@@ -8,12 +8,15 @@ pub mod args;
 pub mod prompt;
 pub mod write;
 
-/// Serves LSP over stdio until the client exits.
+/// Serves LSP over stdio until the client ends the session: status 0 after
+/// `shutdown`, 1 without (the LSP specification's `exit`).
 pub fn serve(log_level: Option<&str>) -> anyhow::Result<std::process::ExitCode> {
     crate::lsp::init_tracing(log_level);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    runtime.block_on(crate::lsp::run_stdio());
-    Ok(std::process::ExitCode::SUCCESS)
+    let ending = runtime.block_on(crate::lsp::run_stdio());
+    // The blocking read of stdin cannot be cancelled: do not wait for it.
+    runtime.shutdown_background();
+    Ok(std::process::ExitCode::from(ending.exit_code()))
 }

@@ -38,13 +38,13 @@ use crate::lsp::documents::Documents;
 use crate::lsp::position::PositionEncoding;
 use crate::lsp::proto::{self, EditContext, TextPositions};
 use crate::lsp::server::{invalid_params, request_failed, to_json, Backend};
-use crate::lsp::source::BufferFiles;
+use crate::lsp::source::{self, stale_files, BufferFiles};
 use crate::merge::{self, MergeConflict, MergeOutcome};
 use crate::model::{EditBatch, EditOp};
 use crate::parse;
 use crate::plan::{TextEdit, TextEdits};
 use crate::status;
-use crate::workspace::{FileSource, LoadError, SourceText, WorkspacePath};
+use crate::workspace::{DiskFiles, FileSource, LoadError, SourceText, WorkspacePath};
 
 /// The context id used when a command names none.
 pub const DEFAULT_ID: &str = "default";
@@ -890,7 +890,16 @@ impl Backend {
             batch: &batch,
             confirm: false,
         };
+        let stamps = source::stamps(std::slice::from_ref(&change));
         let edit = proto::workspace_edit(&[change], &ctx).map_err(|e| request_failed(e.0))?;
+        // As `llm-edit.apply`: one apply per file at a time, checked last.
+        let _held = self.apply_locks().lock([stamps[0].0.under(root)]).await;
+        let current = DiskFiles::new(root)
+            .is_ok_and(|disk| stale_files(&stamps, &disk, self.docs()).is_empty());
+        if !current {
+            let reason = "the buffer changed since the action was offered; pick it again";
+            return Ok(json!({"applied": false, "failureReason": reason}));
+        }
         let params = ApplyWorkspaceEditParams {
             label: Some("Resolve LLM edit conflict".into()),
             edit,

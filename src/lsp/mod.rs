@@ -1,7 +1,7 @@
 //! The language server: a thin shell over [`engine::run`](crate::engine::run).
 //!
 //! ```text
-//! stdio ─▶ tower-lsp-server ─▶ server::Backend
+//! stdio ─▶ transport (framing, JSON-RPC checks) ─▶ tower-lsp-server ─▶ server::Backend
 //!            documents (ropes, versions) ──▶ source::BufferFiles ──▶ engine
 //!            engine::Outcome ──proto──▶ WorkspaceEdit | diagnostics | results
 //! ```
@@ -15,6 +15,7 @@ pub mod context;
 pub mod diagnostics;
 pub mod documents;
 pub mod lens;
+pub mod locks;
 pub mod memory;
 pub mod position;
 pub mod proto;
@@ -22,6 +23,7 @@ pub mod retry;
 pub mod server;
 pub mod settings;
 pub mod source;
+pub mod transport;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -30,6 +32,8 @@ use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite};
 use tower_lsp_server::{LspService, Server};
+
+use crate::lsp::transport::{Ending, Limits};
 
 use crate::lsp::server::Backend;
 
@@ -50,6 +54,8 @@ pub struct ServeConfig {
     pub response_quiet: Duration,
     /// Runs between planning and applying (`None` in production).
     pub after_plan: Option<AfterPlanHook>,
+    /// Sizes of the client's messages.
+    pub limits: Limits,
 }
 
 impl Default for ServeConfig {
@@ -59,33 +65,38 @@ impl Default for ServeConfig {
             response_debounce: Duration::from_millis(250),
             response_quiet: Duration::from_millis(1500),
             after_plan: None,
+            limits: Limits::default(),
         }
     }
 }
 
-/// Serves LSP on stdin/stdout until the client exits.
-pub async fn run_stdio() {
+/// Serves LSP on stdin/stdout until the client ends the session.
+pub async fn run_stdio() -> Ending {
     memory::return_large_blocks_to_the_system();
-    serve(tokio::io::stdin(), tokio::io::stdout()).await;
+    serve(tokio::io::stdin(), tokio::io::stdout()).await
 }
 
 /// Serves LSP over any byte streams (tests use `tokio::io::duplex`).
-pub async fn serve<R, W>(reader: R, writer: W)
+pub async fn serve<R, W>(reader: R, writer: W) -> Ending
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite,
 {
-    serve_with(reader, writer, ServeConfig::default()).await;
+    serve_with(reader, writer, ServeConfig::default()).await
 }
 
-/// [`serve`] with explicit timing knobs.
-pub async fn serve_with<R, W>(reader: R, writer: W, config: ServeConfig)
+/// [`serve`] with explicit knobs.
+pub async fn serve_with<R, W>(reader: R, writer: W, config: ServeConfig) -> Ending
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite,
 {
+    let limits = config.limits;
     let (service, socket) = LspService::new(|client| Backend::new(client, config));
-    Server::new(reader, writer, socket).serve(service).await;
+    transport::run(reader, writer, limits, |input, output| {
+        Server::new(input, output, socket).serve(service)
+    })
+    .await
 }
 
 /// Logs to stderr only (stdout carries the protocol). `level` comes from

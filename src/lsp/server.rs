@@ -2,10 +2,13 @@
 //!
 //! Handlers touch shared state only synchronously (document changes are
 //! applied before the first `.await`), run the engine on the blocking pool,
-//! and stamp every plan with the versions it saw ([`SourceText::version`]);
-//! `llm-edit.apply` re-checks them right before `workspace/applyEdit`.
+//! and stamp every plan with the versions and content hashes it saw
+//! ([`Stamp`]); `llm-edit.apply` holds the lock of every file it changes
+//! ([`FileLocks`]) and re-checks the stamps right before
+//! `workspace/applyEdit`.
 //!
-//! [`SourceText::version`]: crate::workspace::SourceText::version
+//! [`Stamp`]: crate::lsp::source::Stamp
+//! [`FileLocks`]: crate::lsp::locks::FileLocks
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -32,10 +35,11 @@ use crate::lsp::context::{ConflictRun, Contexts};
 use crate::lsp::diagnostics::{DiagnosticStore, Origin};
 use crate::lsp::documents::Documents;
 use crate::lsp::lens::{self, BlockLens};
+use crate::lsp::locks::FileLocks;
 use crate::lsp::proto::{self, ClientFeatures, EditContext};
 use crate::lsp::retry::retry_prompt;
 use crate::lsp::settings::Settings;
-use crate::lsp::source::{stale_files, BufferFiles};
+use crate::lsp::source::{self, stale_files, BufferFiles, Stamp};
 use crate::lsp::ServeConfig;
 use crate::parse;
 use crate::workspace::WorkspacePath;
@@ -70,6 +74,8 @@ struct Inner {
     diagnostics: DiagnosticStore,
     responses: dashmap::DashMap<String, Response>,
     contexts: Contexts,
+    /// Held by `llm-edit.apply` from its stale check to the client's answer.
+    apply_locks: FileLocks,
 }
 
 /// The language server (cheap to clone into spawned tasks).
@@ -83,6 +89,8 @@ struct Planned {
     payload: String,
     outcome: Outcome,
     files: BufferFiles,
+    /// What it read of each file it changes.
+    stamps: Vec<(WorkspacePath, Stamp)>,
     session: Session,
     /// The context snapshot the run used, and its id.
     snapshot: Option<Arc<Snapshot>>,
@@ -113,6 +121,7 @@ impl Backend {
                 diagnostics: DiagnosticStore::default(),
                 responses: dashmap::DashMap::new(),
                 contexts: Contexts::default(),
+                apply_locks: FileLocks::default(),
             }),
         }
     }
@@ -127,6 +136,10 @@ impl Backend {
 
     pub(super) fn contexts(&self) -> &Contexts {
         &self.inner.contexts
+    }
+
+    pub(super) fn apply_locks(&self) -> &FileLocks {
+        &self.inner.apply_locks
     }
 
     pub(super) fn config(&self) -> &ServeConfig {
@@ -200,7 +213,7 @@ impl Backend {
         let options = settings.options.clone();
         let task_payload = payload.clone();
         let task_snapshot = snapshot.clone();
-        let (outcome, files) = tokio::task::spawn_blocking(move || {
+        let (outcome, files, stamps) = tokio::task::spawn_blocking(move || {
             let files = BufferFiles::new(&root, docs)
                 .map_err(|e| {
                     request_failed(format!(
@@ -210,7 +223,8 @@ impl Backend {
                 })?
                 .with_snapshot(task_snapshot);
             let outcome = run_engine(&task_payload, &options, &files, only.as_deref());
-            Ok::<_, Error>((outcome, files))
+            let stamps = source::stamps(&outcome.files);
+            Ok::<_, Error>((outcome, files, stamps))
         })
         .await
         .map_err(|e| request_failed(format!("the edit engine failed: {e}")))??;
@@ -225,6 +239,7 @@ impl Backend {
             payload,
             outcome,
             files,
+            stamps,
             session,
             snapshot,
             context,
@@ -336,6 +351,9 @@ impl Backend {
     async fn apply(&self, args: RunArgs) -> Result<Value> {
         let planned = self.plan(&args).await?;
         self.publish_run_diagnostics(&planned).await;
+        let root = planned.files.root_path();
+        let paths = planned.stamps.iter().map(|(path, _)| path.under(&root));
+        let _held = self.inner.apply_locks.lock(paths).await;
         let (applied, reason) = self.send_plan(&planned).await;
         let message = match (&reason, applied) {
             (Some(reason), _) => (MessageType::ERROR, reason.clone()),
@@ -386,7 +404,7 @@ impl Backend {
             Err(unsupported) => return (false, Some(unsupported.0)),
         };
         // No `.await` between this check and the send below.
-        let stale = stale_files(&outcome.files, planned.files.disk(), &self.inner.docs);
+        let stale = stale_files(&planned.stamps, planned.files.disk(), &self.inner.docs);
         if !stale.is_empty() {
             let names: Vec<String> = stale.iter().map(ToString::to_string).collect();
             return (

@@ -1,12 +1,14 @@
 //! A [`FileSource`] over the open buffers, falling back to the disk, and
-//! the version check that keeps a plan from going stale.
+//! the check that keeps a plan from going stale.
 //!
 //! Each request builds one [`BufferFiles`]: the first time the engine loads
 //! a file it is read from its open buffer (one `rope.to_string()`) or from
-//! disk, and cached for the rest of the request. Every text a plan was
-//! computed against carries the buffer version it came from (`None` for
-//! disk), so [`stale_files`] can tell, right before the edit is sent,
-//! whether anything changed underneath.
+//! disk, and cached for the rest of the request. Every file a plan changes
+//! gets a [`Stamp`]: the buffer version its text came from (`None` for
+//! disk) and a hash of that text, so [`stale_files`] can tell, right before
+//! the edit is sent, whether anything changed underneath — versions alone
+//! do not: a buffer closed and reopened starts again at its first version,
+//! and a client may send a version twice.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -17,6 +19,7 @@ use crate::engine::FileChange;
 use crate::lsp::documents::Documents;
 use crate::text::encoding::Encoding;
 use crate::workspace::{DiskFiles, FileSource, LoadError, SourceText, WorkspacePath};
+use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 /// Open buffers over the files on disk, for one request.
 pub struct BufferFiles {
@@ -27,6 +30,11 @@ pub struct BufferFiles {
 }
 
 impl BufferFiles {
+    /// The files on disk under the root.
+    pub fn disk(&self) -> &DiskFiles {
+        &self.disk
+    }
+
     /// Files under `root`, buffers from `docs`.
     pub fn new(root: &Path, docs: Arc<Documents>) -> std::io::Result<BufferFiles> {
         Ok(BufferFiles {
@@ -47,11 +55,6 @@ impl BufferFiles {
     pub fn loaded(&self, path: &WorkspacePath) -> Option<Arc<SourceText>> {
         let loaded = self.loaded.lock().unwrap_or_else(PoisonError::into_inner);
         loaded.get(path).cloned().flatten()
-    }
-
-    /// The files on disk under the root.
-    pub fn disk(&self) -> &DiskFiles {
-        &self.disk
     }
 
     /// The workspace root.
@@ -101,38 +104,71 @@ impl FileSource for BufferFiles {
     }
 }
 
-/// The files of a plan whose text changed since it was computed: an open
-/// buffer with another version, a file opened or closed since, or a disk
-/// file whose content differs. Empty means the plan is still current.
-pub fn stale_files(
-    changes: &[FileChange],
-    disk: &DiskFiles,
-    docs: &Documents,
-) -> Vec<WorkspacePath> {
+/// What a plan read of one file: the buffer version (`None`: the disk)
+/// and a hash of the text (`None`: the file did not exist).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stamp {
+    /// The open buffer's version, when the text came from one.
+    pub version: Option<i32>,
+    /// xxh3 of the text, when the file existed.
+    pub hash: Option<u64>,
+}
+
+/// The stamps of the files a plan changes, taken from the very texts it
+/// was computed on.
+pub fn stamps(changes: &[FileChange]) -> Vec<(WorkspacePath, Stamp)> {
     changes
         .iter()
-        .filter(|change| is_stale(change, disk, docs))
-        .map(|change| change.from.clone().unwrap_or_else(|| change.path.clone()))
+        .map(|change| {
+            let path = change.from.clone().unwrap_or_else(|| change.path.clone());
+            let stamp = match &change.before {
+                Some(before) => Stamp {
+                    version: before.version,
+                    hash: Some(xxh3_64(before.text.as_bytes())),
+                },
+                None => Stamp {
+                    version: None,
+                    hash: None,
+                },
+            };
+            (path, stamp)
+        })
         .collect()
 }
 
-fn is_stale(change: &FileChange, disk: &DiskFiles, docs: &Documents) -> bool {
-    let source_path = change.from.as_ref().unwrap_or(&change.path);
-    let open = docs.find_by_path(&source_path.under(disk.root()));
-    match (&change.before, open) {
-        (Some(before), Some((_, doc))) => match before.version {
-            Some(version) => doc.version != version,
-            None => doc.rope != before.text.as_str(),
-        },
-        (Some(before), None) => match before.version {
-            Some(_) => true,
-            None => disk_text(disk, source_path).as_deref() != Some(before.text.as_str()),
-        },
-        // A file created by the plan must still not exist.
-        (None, Some(_)) => true,
-        (None, None) => disk
-            .read_bytes(source_path)
-            .map_or(true, |b| b.is_some_and(|b| !b.is_empty())),
+/// The files whose text is no longer what the plan read: another buffer
+/// version or other content (a buffer closed and reopened at the same
+/// version, a version sent twice), a buffer opened or closed since, a disk
+/// file that changed, a file that appeared. Empty means still current.
+pub fn stale_files(
+    stamps: &[(WorkspacePath, Stamp)],
+    disk: &DiskFiles,
+    docs: &Documents,
+) -> Vec<WorkspacePath> {
+    stamps
+        .iter()
+        .filter(|(path, stamp)| !is_current(*stamp, path, disk, docs))
+        .map(|(path, _)| path.clone())
+        .collect()
+}
+
+/// Whether `path` still holds what the plan read. A buffer opened since a
+/// plan read the disk is current when it holds the same text (the plan
+/// still fits it).
+fn is_current(planned: Stamp, path: &WorkspacePath, disk: &DiskFiles, docs: &Documents) -> bool {
+    match docs.find_by_path(&path.under(disk.root())) {
+        Some((_, doc)) => {
+            let mut hasher = Xxh3::new();
+            for chunk in doc.rope.chunks() {
+                hasher.update(chunk.as_bytes());
+            }
+            planned.hash == Some(hasher.digest())
+                && planned.version.is_none_or(|v| v == doc.version)
+        }
+        None => {
+            let on_disk = disk_text(disk, path).map(|text| xxh3_64(text.as_bytes()));
+            planned.version.is_none() && planned.hash == on_disk
+        }
     }
 }
 
@@ -144,6 +180,7 @@ fn disk_text(disk: &DiskFiles, path: &WorkspacePath) -> Option<String> {
 mod tests {
     use super::*;
     use crate::engine::FileStatus;
+    use crate::lsp::documents::ContentChange;
     use crate::plan::TextEdits;
 
     fn change(path: &str, before: SourceText) -> FileChange {
@@ -181,11 +218,80 @@ mod tests {
             change("a.txt", (*a_text).clone()),
             change("b.txt", (*b_text).clone()),
         ];
-        let disk = DiskFiles::new(&root).unwrap();
-        assert!(stale_files(&plan, &disk, &docs).is_empty());
+        let stamps = stamps(&plan);
+        assert!(stale_files(&stamps, &DiskFiles::new(&root).unwrap(), &docs).is_empty());
         docs.change("file:///a", 8, &[], Default::default())
             .unwrap();
         std::fs::write(root.join("b.txt"), "changed\n").unwrap();
-        assert_eq!(stale_files(&plan, &disk, &docs), vec![a, b]);
+        assert_eq!(stale_files(&stamps, &DiskFiles::new(&root).unwrap(), &docs), vec![a, b]);
+    }
+
+    #[test]
+    fn a_version_seen_again_with_other_text_is_stale() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join("a.txt"), "disk\n").unwrap();
+        let docs = Documents::default();
+        let path = Some(root.join("a.txt"));
+        docs.open("file:///a", path.clone(), 1, "planned\n");
+        let before = SourceText {
+            text: "planned\n".into(),
+            encoding: Encoding::Utf8,
+            version: Some(1),
+        };
+        let stamps = stamps(&[change("a.txt", before)]);
+        let stale = |docs: &Documents| !stale_files(&stamps, &DiskFiles::new(&root).unwrap(), docs).is_empty();
+        assert!(!stale(&docs));
+        // Closed and reopened: version 1 again, other text.
+        docs.close("file:///a");
+        docs.open("file:///a", path.clone(), 1, "reopened\n");
+        assert!(stale(&docs));
+        // The same version sent twice with other text.
+        docs.open("file:///a", path.clone(), 1, "planned\n");
+        assert!(!stale(&docs));
+        let full = ContentChange {
+            range: None,
+            text: "other\n".into(),
+        };
+        docs.change("file:///a", 1, &[full], Default::default())
+            .unwrap();
+        assert!(stale(&docs));
+        // Closed: the disk is not what the buffer held.
+        docs.close("file:///a");
+        assert!(stale(&docs));
+    }
+
+    #[test]
+    fn a_disk_plan_fits_a_buffer_opened_on_the_same_text_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join("a.txt"), "disk\n").unwrap();
+        let docs = Documents::default();
+        let stamps = stamps(&[change(
+            "a.txt",
+            SourceText::from_disk("disk\n".into(), Encoding::Utf8),
+        )]);
+        let stale = |docs: &Documents| !stale_files(&stamps, &DiskFiles::new(&root).unwrap(), docs).is_empty();
+        assert!(!stale(&docs));
+        docs.open("file:///a", Some(root.join("a.txt")), 4, "disk\n");
+        assert!(!stale(&docs));
+        docs.open("file:///a", Some(root.join("a.txt")), 5, "edited\n");
+        assert!(stale(&docs));
+    }
+
+    #[test]
+    fn a_file_the_plan_creates_must_still_be_absent() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let docs = Documents::default();
+        let mut created = change(
+            "new.txt",
+            SourceText::from_disk(String::new(), Encoding::Utf8),
+        );
+        created.before = None;
+        let stamps = stamps(&[created]);
+        assert!(stale_files(&stamps, &DiskFiles::new(&root).unwrap(), &docs).is_empty());
+        std::fs::write(root.join("new.txt"), "").unwrap();
+        assert_eq!(stale_files(&stamps, &DiskFiles::new(&root).unwrap(), &docs).len(), 1);
     }
 }

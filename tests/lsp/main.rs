@@ -531,6 +531,83 @@ async fn a_change_during_planning_refuses_the_stale_plan() {
     assert!(client.applied_edits().is_empty());
 }
 
+/// Runs `llm-edit.apply` on an open `src/lib.rs`; `meanwhile` changes the
+/// buffer between planning and applying. Returns the command's result.
+async fn apply_with_change_during_planning<F, Fut>(meanwhile: F) -> (Value, Client)
+where
+    F: FnOnce(Arc<Client>, String) -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    let (planned_tx, mut planned_rx) = tokio::sync::mpsc::unbounded_channel();
+    let go = Arc::new(Notify::new());
+    let hook_go = go.clone();
+    let config = ServeConfig {
+        after_plan: Some(Arc::new(move || {
+            let planned = planned_tx.clone();
+            let go = hook_go.clone();
+            Box::pin(async move {
+                let _ = planned.send(());
+                go.notified().await;
+            })
+        })),
+        ..ServeConfig::default()
+    };
+    let client = Arc::new(
+        server()
+            .file("src/lib.rs", LIB_RS)
+            .config(config)
+            .start()
+            .await,
+    );
+    let uri = client.open("src/lib.rs", LIB_RS).await;
+    let args = json!({"command": "llm-edit.apply", "arguments": [{"payload": json_payload()}]});
+    let (_, apply) = client.send_request("workspace/executeCommand", args).await;
+    planned_rx.recv().await.unwrap();
+    meanwhile(client.clone(), uri).await;
+    // A request answered after the notifications proves they were handled.
+    client
+        .command("llm-edit.dismissDiagnostics", json!({}))
+        .await
+        .unwrap();
+    go.notify_one();
+    let result = Client::response(apply).await.unwrap();
+    let client = Arc::try_unwrap(client).ok().expect("one client");
+    (result, client)
+}
+
+/// Versions alone cannot tell: a buffer closed and reopened starts again
+/// at version 1, and a client may send one version twice. The plan's
+/// content hash tells.
+#[tokio::test]
+async fn a_buffer_at_the_planned_version_with_other_text_refuses_the_stale_plan() {
+    let moved = format!("// a new first line\r\n{LIB_RS}");
+    let reopen = {
+        let moved = moved.clone();
+        |client: Arc<Client>, uri: String| async move {
+            let id = json!({"textDocument": {"uri": uri}});
+            client.notify("textDocument/didClose", id).await;
+            client.open("src/lib.rs", &moved).await;
+        }
+    };
+    let repeat = |client: Arc<Client>, uri: String| async move {
+        client
+            .change(&uri, 1, &[([0, 0], [0, 0], "// a new first line\r\n")])
+            .await;
+    };
+    let (reopened, client) = apply_with_change_during_planning(reopen).await;
+    let (repeated, other) = apply_with_change_during_planning(repeat).await;
+    for result in [reopened, repeated] {
+        assert_eq!(result["applied"], false, "{result}");
+        let reason = result["failureReason"].as_str().unwrap();
+        assert!(
+            reason.starts_with("src/lib.rs changed while the edits were planned"),
+            "{reason}"
+        );
+    }
+    assert!(client.applied_edits().is_empty());
+    assert!(other.applied_edits().is_empty());
+}
+
 /// engine: a failed anchor puts a diagnostic on the target file; a later
 /// successful apply clears it.
 #[tokio::test]

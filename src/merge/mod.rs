@@ -3,8 +3,9 @@
 //! `base` is the snapshot the LLM saw, `ours` the user's current buffer
 //! (unsaved changes included), `theirs` the LLM's result computed from
 //! `base`. Lines are interned to integers (xxh3-hashed), both descendants
-//! are diffed against `base` line by line (Myers, with a time limit), and
-//! their hunks are walked in base order.
+//! are diffed against `base` line by line (Myers, with a time limit; past
+//! it, a diff anchored on unique lines, see [`anchored`]), and their hunks
+//! are walked in base order.
 //!
 //! The rules (see `docs/conflicts.md`):
 //! - Hunks of the two sides that share no base line merge. Touching is not
@@ -39,9 +40,14 @@ use crate::plan::{TextEdit, TextEdits};
 use crate::text::line_ending::LineEnding;
 use crate::text::lines::LineIndex;
 
-/// Time budget of one base→side diff; past it the diff is still correct,
-/// only possibly not minimal (more lines in a hunk than needed).
-const DIFF_TIME_LIMIT: Duration = Duration::from_millis(500);
+mod anchored;
+
+/// Time budget of Myers on one base→side diff; past it the diff is redone
+/// anchored on unique lines ([`anchored`]).
+const MYERS_TIME_LIMIT: Duration = Duration::from_millis(200);
+/// Time budget of the anchored diff's Myers runs on the gaps; past it, a
+/// gap still being diffed becomes one hunk (correct, only not minimal).
+const ANCHORED_TIME_LIMIT: Duration = Duration::from_millis(500);
 
 /// What a three-way merge gives.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -413,8 +419,11 @@ struct Hunk {
 
 /// The changes `base` → `side`, adjacent diff ops joined, so that two
 /// hunks of one side are always separated by at least one equal line.
+/// Myers first (minimal); when it runs out of time (many changes in a
+/// large file) the anchored diff instead, which never gives up on more
+/// than one gap between two unique common lines.
 fn diff_hunks(base: &Side, side: &Side, who: Who) -> Vec<Hunk> {
-    let deadline = Instant::now() + DIFF_TIME_LIMIT;
+    let deadline = Instant::now() + MYERS_TIME_LIMIT;
     let (old, new) = (&base.ids, &side.ids);
     let mut hook = Compact::new(Replace::new(Capture::new()), old, new);
     let finished = myers::diff_deadline_raw(
@@ -426,6 +435,11 @@ fn diff_hunks(base: &Side, side: &Side, who: Who) -> Vec<Hunk> {
         Some(deadline),
     );
     let Ok(()) = finished;
+    if Instant::now() >= deadline {
+        hook = Compact::new(Replace::new(Capture::new()), old, new);
+        let deadline = Instant::now() + ANCHORED_TIME_LIMIT;
+        let Ok(()) = anchored::diff(&mut hook, old, new, deadline);
+    }
     let ops = hook.into_inner().into_inner().into_ops();
     let mut hunks: Vec<Hunk> = Vec::new();
     for op in ops.iter().filter(|op| !matches!(op, DiffOp::Equal { .. })) {
@@ -550,6 +564,40 @@ mod tests {
         };
         assert_eq!(m.edits.as_slice(), &[TextEdit::new(9..11, "E\n")]);
         assert_eq!(m.text, "a\nB!\nc\nd\nE\nf\n");
+    }
+
+    /// 100k lines, every 20th changed by the user and every 20th (ten
+    /// lines further) by the LLM: too many changes for Myers to finish by
+    /// its deadline on either side.
+    #[test]
+    fn a_large_merge_with_many_disjoint_changes_merges_in_time() {
+        let base: Vec<String> = (0..100_000).map(|i| format!("line {i}\n")).collect();
+        let side = |offset: usize, tag: &str| -> String {
+            let lines = base.iter().enumerate().map(|(i, line)| {
+                if i % 20 == offset {
+                    format!("{tag} {i}\n")
+                } else {
+                    line.clone()
+                }
+            });
+            lines.collect()
+        };
+        let (ours, theirs) = (side(3, "user"), side(13, "llm"));
+        let expected: String = base
+            .iter()
+            .enumerate()
+            .map(|(i, line)| match i % 20 {
+                3 => format!("user {i}\n"),
+                13 => format!("llm {i}\n"),
+                _ => line.clone(),
+            })
+            .collect();
+        let base = base.concat();
+        let started = Instant::now();
+        let text = merged(&base, &ours, &theirs);
+        let elapsed = started.elapsed();
+        assert!(text == expected, "the merge is wrong");
+        assert!(elapsed < Duration::from_secs(2), "{elapsed:?}");
     }
 
     #[test]
