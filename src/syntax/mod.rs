@@ -9,6 +9,8 @@ use std::cell::RefCell;
 
 use tree_sitter::{Node, Parser, Tree};
 
+mod offside;
+
 /// A language with a grammar here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Language {
@@ -103,11 +105,16 @@ impl Errors {
 }
 
 /// Every error and missing node of `text` in `language` (`None` when it
-/// could not be parsed at all).
+/// could not be parsed at all). Python's grammar accepts any indentation,
+/// so its indentation (the offside rule) is checked on its own.
 pub fn errors(language: Language, text: &str) -> Option<Errors> {
     let tree = parse(language, text)?;
     let mut lines = Vec::new();
     collect(tree.root_node(), &mut lines);
+    if language == Language::Python {
+        lines.extend(offside::errors(text));
+        lines.sort_unstable();
+    }
     Some(Errors { lines })
 }
 
@@ -161,7 +168,9 @@ mod tests {
 
     #[test]
     fn python_indentation_errors_are_errors() {
-        let text = "class A:\n    def f(self):\n        pass\ndef g(self):\n    pass\n    def h(self):\n        pass\n  x = 1\n";
-        assert!(errors(Language::Python, text).unwrap().count() > 0);
+        let unexpected = "def f():\n    pass\n        x = 1\n";
+        assert_eq!(errors(Language::Python, unexpected).unwrap().lines, vec![2]);
+        let unmatched = "if x:\n    a = 1\n  b = 2\n";
+        assert_eq!(errors(Language::Python, unmatched).unwrap().lines, vec![2]);
     }
 }
