@@ -118,8 +118,8 @@ impl Scan {
                 }
                 _ => {}
             }
-            if !chars[i].is_whitespace() {
-                last_code = Some(chars[i]);
+            if let Some(&ch) = chars.get(i).filter(|ch| !ch.is_whitespace()) {
+                last_code = Some(ch);
             }
             i += 1;
         }
@@ -143,5 +143,7 @@ mod tests {
         assert_eq!(errors("if x:\n    a = 1\n  b = 2\n"), vec![2]);
         assert_eq!(errors("if x:\nb = 2\n"), vec![1]);
         assert_eq!(errors("s = 'a:'\n    x = 1\n"), vec![1]);
+        // An unterminated string ends the line, not the scan.
+        assert_eq!(errors("s = 'abc\nx = 1\n"), Vec::<usize>::new());
     }
 }
