@@ -637,6 +637,7 @@ impl Locator<'_> {
             // indentation and new_string's first line is indented, the
             // model dropped it from old_string only: widened to the line.
             let widen = !before.is_empty()
+                && search.first().is_some_and(|l| !l.starts_with([' ', '\t']))
                 && replace.first().is_some_and(|l| l.starts_with([' ', '\t']));
             return Ok(if widen {
                 Located {

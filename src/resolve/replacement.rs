@@ -417,6 +417,11 @@ impl Build<'_> {
     /// reading takes the replacement as written in the file's frame).
     fn reindent(&self, line: &str, delta: i64, r: Reading) -> Option<String> {
         if line.trim().is_empty() {
+            // A whitespace-only line of a converted payload is converted too.
+            if r.unit != PayloadUnit::SAME && !line.is_empty() {
+                let width = r.unit.width_in(self.style, line);
+                return Some(self.style.render(width).unwrap_or_default());
+            }
             return Some(line.to_string());
         }
         let ind = indent(line);
