@@ -134,7 +134,7 @@ pub fn judge_result(result: &str, d: &Draft, format: &str) -> Judged {
             detail: String::new(),
         };
     }
-    let verdict = if unpinnable(d, format) {
+    let verdict = if unpinnable(d, format) || literal_result(d, format).as_deref() == Some(result) {
         Verdict::Unpinnable
     } else {
         Verdict::Wrong
@@ -212,6 +212,33 @@ pub fn unpinnable(d: &Draft, format: &str) -> bool {
         }
     }
     false
+}
+
+/// The payload applied as written, when every (line-format) search matches
+/// exactly at its intended place: each window replaced by its replacement
+/// lines. A result equal to it is what the payload says, letter for letter;
+/// when that differs from the real after file, the mistake changed the
+/// meaning (a context line dropped from both halves deletes it), and no
+/// tool could pin the author's intent.
+fn literal_result(d: &Draft, format: &str) -> Option<String> {
+    if formats::is_string_tool(format) {
+        return None;
+    }
+    let mut lines: Vec<String> = d.before.clone();
+    let mut shift: isize = 0;
+    for hunk in &d.hunks {
+        let search = hunk.search();
+        let at = (hunk.before_start as isize + shift) as usize;
+        if lines.get(at..at + search.len())? != search.as_slice() {
+            return None;
+        }
+        let replace: Vec<String> = hunk.replace().iter().map(|l| l.to_string()).collect();
+        shift += replace.len() as isize - search.len() as isize;
+        lines.splice(at..at + search.len(), replace);
+    }
+    let mut draft = d.clone();
+    draft.before = lines;
+    Some(draft.before_text())
 }
 
 /// Whether `search` matches whole lines at `at`, and how many other places
