@@ -12,7 +12,7 @@ use super::doc::Doc;
 use super::indent::{self, Style};
 use super::line_numbers;
 use super::passes::{self, boundary_prefix, fuzzy, substring, Lines, Pass};
-use super::replacement::{Build, Undecided};
+use super::replacement::{surely_truncated, Build, Undecided};
 use super::ResolveConfig;
 use super::MatchMode;
 use crate::model::{Format, MatchUnit, Replace};
@@ -309,7 +309,7 @@ impl Locator<'_> {
         m: Range<usize>,
     ) -> Result<Located, Miss> {
         let file: Vec<&str> = m.clone().map(|i| lines.line(i)).collect();
-        let new_lines = self.build(pass, &file, search, replace, m.clone(), Some(lines), MatchUnit::Lines)?;
+        let new_lines = self.build(pass, &file, search, replace, m.clone(), Some(lines))?;
         let range = lines.index.start(m.start)..lines.index.start(m.end);
         Ok(self.lines_replacement(lines.text, range, &new_lines))
     }
@@ -324,7 +324,6 @@ impl Locator<'_> {
         replace: &[&str],
         at: Range<usize>,
         whole: Option<&Lines>,
-        unit: MatchUnit,
     ) -> Result<Vec<String>, Miss> {
         let report = at.start..at.end.saturating_sub(1).max(at.start);
         let evidence = self.language.zip(whole);
@@ -351,8 +350,6 @@ impl Locator<'_> {
             search,
             replace,
             style: self.style,
-            // A string tool's text: a line cut short continues in the file.
-            literal: unit == MatchUnit::Substring,
         }
         .lines_with(parses)
         .map_err(|why| Miss::Undecided {
@@ -412,7 +409,7 @@ impl Locator<'_> {
                 .into_iter()
                 .map(|m| {
                     let file: Vec<&str> = m.clone().map(|i| lines.line(i)).collect();
-                    let new_lines = self.build(pass, &file, &search, &replace, m.clone(), Some(lines), r.unit)?;
+                    let new_lines = self.build(pass, &file, &search, &replace, m.clone(), Some(lines))?;
                     Ok(match r.unit {
                         MatchUnit::Lines => {
                             let range = lines.index.start(m.start)..lines.index.start(m.end);
@@ -551,7 +548,7 @@ impl Locator<'_> {
                             near: self.nearest(lines, &search),
                         });
                     }
-                    let new_lines = self.build(Pass::Fuzzy, &file, &search, &replace, m.clone(), Some(lines), r.unit)?;
+                    let new_lines = self.build(Pass::Fuzzy, &file, &search, &replace, m.clone(), Some(lines))?;
                     Ok(match r.unit {
                         MatchUnit::Lines => {
                             let range = lines.index.start(m.start)..lines.index.start(m.end);
@@ -601,7 +598,6 @@ impl Locator<'_> {
             search,
             replace,
             style: self.style,
-            literal: false,
         }
         .lines()
         .map_err(|why| Miss::Undecided { lines: 0..0, why })
@@ -680,7 +676,6 @@ impl Locator<'_> {
             search: &s_lines,
             replace: &r_lines,
             style: self.style,
-            literal: true,
         }
         .lines()
         .map_err(|why| Miss::Undecided { lines: 0..0, why })?;
@@ -690,6 +685,17 @@ impl Locator<'_> {
         }
         let fragment = format!("{before}{}{}", literal.text, slice(m.end..span.content_end));
         if fragment == whole {
+            // The cut line is repeated as context: a copy cut short, or the
+            // line as it will be after the edit?
+            let repeated = replace.get(last).is_some_and(|l| l.trim_start() == search[last].trim_start());
+            if repeated && !surely_truncated(cut.trim_end(), file[last].trim()) {
+                let line = search[last].trim().to_string();
+                return Err(Miss::FragmentOrLine {
+                    lines: 0..0,
+                    whole: line,
+                    fragment,
+                });
+            }
             return Ok(literal);
         }
         // Syntax as evidence: a reading that breaks the file is ruled out.

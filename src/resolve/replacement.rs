@@ -58,9 +58,6 @@ pub struct Build<'a> {
     pub replace: &'a [&'a str],
     /// The file's indentation style.
     pub style: Style,
-    /// A string tool's exact text: a line it cuts short continues in the
-    /// file (the literal reading), never "the line as it will be".
-    pub literal: bool,
 }
 
 /// One way of reading the payload.
@@ -305,7 +302,6 @@ impl Build<'_> {
             })
         };
         let doubtful_truncation = self.pass == Pass::BoundaryPrefix
-            && !self.literal
             && equal_lines().any(|j| {
                 let (s, f) = (self.search[j].trim(), self.file[j].trim());
                 s != f && is_truncated_prefix(s, f) && !surely_truncated(s, f)
@@ -529,13 +525,23 @@ fn inserted_readings(deltas: &[Option<i64>]) -> Vec<i64> {
     readings
 }
 
-/// A truncated line `search` of `file` (both trimmed) that cannot be a
-/// whole line as written: cut inside a word. (A line cut after a bracket
-/// or a comma can be whole: code continues on the next line.)
+/// A truncated line `search` of `file` (both trimmed) that cannot be the
+/// line as the author wants it, only a copy cut short: cut inside a word,
+/// inside a string literal, or between two words. A cut before a comma, a
+/// bracket or an operator leaves code that may well be whole (`import a`
+/// of `import a, b`): then the line may be written as it will be after the
+/// edit, and the edit is two readings.
 pub fn surely_truncated(search: &str, file: &str) -> bool {
     let rest = &file[search.len()..];
     let word = |c: char| c.is_alphanumeric() || c == '_';
-    search.chars().next_back().is_some_and(word) && rest.chars().next().is_some_and(word)
+    let mid_word = search.chars().next_back().is_some_and(word) && rest.chars().next().is_some_and(word);
+    // Cut inside a string literal: no line of code ends there.
+    let open_quote = ['"', '\'', '`'].iter().any(|q| search.matches(*q).count() % 2 == 1);
+    // Cut between words of prose (a comment, a message): the words go on.
+    let prose = rest.starts_with(char::is_whitespace)
+        && rest.trim_start().starts_with(word)
+        && search.chars().next_back().is_some_and(word);
+    mid_word || open_quote || prose
 }
 
 /// The first non-blank line's index.
@@ -620,7 +626,7 @@ mod tests {
 
     fn build(pass: Pass, file: &[&str], search: &[&str], replace: &[&str]) -> Result<Vec<String>, Undecided> {
         let style = Style::infer(&file.join("\n"));
-        Build { pass, file, search, replace, style, literal: false }.lines()
+        Build { pass, file, search, replace, style }.lines()
     }
 
     #[test]
@@ -664,7 +670,7 @@ mod tests {
         // Evidence that rules out one reading decides: here, that `a = 1`
         // cannot stay indented deeper than its block.
         let style = Style::infer(&file.join("\n"));
-        let b = Build { pass: Pass::Trimmed, file: &file, search: &search, replace: &replace, style, literal: false };
+        let b = Build { pass: Pass::Trimmed, file: &file, search: &search, replace: &replace, style };
         let out = b.lines_with(|lines| lines[1] == "    a = 1");
         assert_eq!(out.unwrap(), ["def f():", "    a = 1", "    b = 2", "    x = 0", "    c = 3"]);
     }
@@ -747,6 +753,8 @@ mod tests {
     fn surely_truncated_lines() {
         assert!(surely_truncated("from cStringIO i", "from cStringIO import StringIO"));
         assert!(!surely_truncated("x = t.Union[", "x = t.Union[str, int]"));
-        assert!(!surely_truncated("// Copyright 2013-2022 The", "// Copyright 2013-2022 The Cobra Authors"));
+        assert!(surely_truncated("// Copyright 2013-2022 The", "// Copyright 2013-2022 The Cobra Authors"));
+        assert!(surely_truncated("return fmt.Errorf(\"parse config", "return fmt.Errorf(\"parse config %s\", p)"));
+        assert!(!surely_truncated("from flask import g", "from flask import g, session"));
     }
 }
