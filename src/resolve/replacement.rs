@@ -26,6 +26,7 @@ use similar::{capture_diff_slices, Algorithm, DiffOp};
 
 use super::indent::{self, indent, PayloadUnit, Style};
 use super::passes::boundary_prefix::is_truncated_prefix;
+use super::passes::fuzzy;
 use super::passes::Pass;
 
 /// Why the lines a match writes are not determined.
@@ -309,7 +310,11 @@ impl Build<'_> {
         // A context line indented off while other lines fit may be the
         // line as it will be after the edit, not a mis-copy of the file's.
         let doubtful_indent = !uniform_shift(deltas) && equal_lines().any(|j| deltas[j].is_some_and(|d| d != 0));
-        if (whitespace_change && equal_lines().any(differs)) || doubtful_truncation || doubtful_indent {
+        // A fuzzy context line that differs from the file's in more than
+        // whitespace: a copy with a typo, or the line as it will be?
+        let doubtful_fuzzy = self.pass == Pass::Fuzzy
+            && equal_lines().any(|j| fuzzy::normalize_line(self.search[j]) != fuzzy::normalize_line(self.file[j]));
+        if (whitespace_change && equal_lines().any(differs)) || doubtful_truncation || doubtful_indent || doubtful_fuzzy {
             vec![false, true]
         } else {
             vec![false]
