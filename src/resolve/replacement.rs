@@ -26,7 +26,6 @@ use similar::{capture_diff_slices, Algorithm, DiffOp};
 
 use super::indent::{self, indent, PayloadUnit, Style};
 use super::passes::boundary_prefix::is_truncated_prefix;
-use super::passes::fuzzy;
 use super::passes::Pass;
 
 /// Why the lines a match writes are not determined.
@@ -311,9 +310,9 @@ impl Build<'_> {
         // line as it will be after the edit, not a mis-copy of the file's.
         let doubtful_indent = !uniform_shift(deltas) && equal_lines().any(|j| deltas[j].is_some_and(|d| d != 0));
         // A fuzzy context line that differs from the file's in more than
-        // whitespace: a copy with a typo, or the line as it will be?
+        // its indentation: a copy with a typo, or the line as it will be?
         let doubtful_fuzzy = self.pass == Pass::Fuzzy
-            && equal_lines().any(|j| fuzzy::normalize_line(self.search[j]) != fuzzy::normalize_line(self.file[j]));
+            && equal_lines().any(|j| self.search[j].trim() != self.file[j].trim());
         if (whitespace_change && equal_lines().any(differs)) || doubtful_truncation || doubtful_indent || doubtful_fuzzy {
             vec![false, true]
         } else {
