@@ -218,6 +218,9 @@ pub enum EditOp {
     Delete,
     /// Rename (move) the file; edits to it before the rename apply first.
     Rename { to: String },
+    /// Undo the previous edit of this file in the same payload (Anthropic's
+    /// `undo_edit`).
+    Undo,
 }
 
 impl EditOp {
@@ -231,6 +234,7 @@ impl EditOp {
             EditOp::InsertLines { .. } => "insert",
             EditOp::Delete => "delete",
             EditOp::Rename { .. } => "rename",
+            EditOp::Undo => "undo",
         }
     }
 }

@@ -223,7 +223,10 @@ mod tests {
         docs.change("file:///a", 8, &[], Default::default())
             .unwrap();
         std::fs::write(root.join("b.txt"), "changed\n").unwrap();
-        assert_eq!(stale_files(&stamps, &DiskFiles::new(&root).unwrap(), &docs), vec![a, b]);
+        assert_eq!(
+            stale_files(&stamps, &DiskFiles::new(&root).unwrap(), &docs),
+            vec![a, b]
+        );
     }
 
     #[test]
@@ -240,7 +243,9 @@ mod tests {
             version: Some(1),
         };
         let stamps = stamps(&[change("a.txt", before)]);
-        let stale = |docs: &Documents| !stale_files(&stamps, &DiskFiles::new(&root).unwrap(), docs).is_empty();
+        let stale = |docs: &Documents| {
+            !stale_files(&stamps, &DiskFiles::new(&root).unwrap(), docs).is_empty()
+        };
         assert!(!stale(&docs));
         // Closed and reopened: version 1 again, other text.
         docs.close("file:///a");
@@ -271,7 +276,9 @@ mod tests {
             "a.txt",
             SourceText::from_disk("disk\n".into(), Encoding::Utf8),
         )]);
-        let stale = |docs: &Documents| !stale_files(&stamps, &DiskFiles::new(&root).unwrap(), docs).is_empty();
+        let stale = |docs: &Documents| {
+            !stale_files(&stamps, &DiskFiles::new(&root).unwrap(), docs).is_empty()
+        };
         assert!(!stale(&docs));
         docs.open("file:///a", Some(root.join("a.txt")), 4, "disk\n");
         assert!(!stale(&docs));
@@ -292,6 +299,9 @@ mod tests {
         let stamps = stamps(&[created]);
         assert!(stale_files(&stamps, &DiskFiles::new(&root).unwrap(), &docs).is_empty());
         std::fs::write(root.join("new.txt"), "").unwrap();
-        assert_eq!(stale_files(&stamps, &DiskFiles::new(&root).unwrap(), &docs).len(), 1);
+        assert_eq!(
+            stale_files(&stamps, &DiskFiles::new(&root).unwrap(), &docs).len(),
+            1
+        );
     }
 }

@@ -9,12 +9,12 @@
 
 use std::sync::Arc;
 
-use super::{resolve_text, FileResult, ResolveConfig};
 use super::OnConflict;
-use crate::plan::{FileChange, FileStatus};
+use super::{resolve_text, FileResult, ResolveConfig};
 use crate::error::{EditError, ErrorKind, LineRange};
 use crate::merge::{self, MergeOutcome};
 use crate::model::Edit;
+use crate::plan::{FileChange, FileStatus};
 use crate::workspace::{FileSource, SourceText, WorkspacePath};
 
 /// Resolves the edits of a file whose current text differs from its

@@ -39,7 +39,7 @@ impl Piece {
 }
 
 /// The current text of one file, as pieces of the original and of edits.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Doc<'o> {
     original: &'o str,
     pieces: Vec<Piece>,

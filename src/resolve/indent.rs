@@ -30,11 +30,26 @@ impl Style {
     /// than with two or more spaces; the space unit is the most common
     /// indentation step between consecutive lines (2, 3, 4 or 8), else 4.
     pub fn infer(text: &str) -> Style {
+        Style::infer_with_evidence(text).0
+    }
+
+    /// The style of `text`, and how many indented lines show it.
+    pub fn infer_with_evidence(text: &str) -> (Style, usize) {
         let mut end = text.len().min(SAMPLE_BYTES);
         while !text.is_char_boundary(end) {
             end -= 1;
         }
-        Style::infer_lines(text[..end].lines()).unwrap_or(Style::Spaces(4))
+        let sample = &text[..end];
+        let style = Style::infer_lines(sample.lines()).unwrap_or(Style::Spaces(4));
+        let shown = sample
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .filter(|l| match style {
+                Style::Tabs => l.starts_with('\t'),
+                Style::Spaces(_) => l.starts_with("  "),
+            })
+            .count();
+        (style, shown)
     }
 
     /// The style shown by some lines, `None` when they show none.
@@ -243,7 +258,10 @@ mod tests {
 
     #[test]
     fn infers_tabs_and_space_units() {
-        assert_eq!(Style::infer("func f() {\n\tif x {\n\t\treturn\n\t}\n}\n"), Style::Tabs);
+        assert_eq!(
+            Style::infer("func f() {\n\tif x {\n\t\treturn\n\t}\n}\n"),
+            Style::Tabs
+        );
         assert_eq!(
             Style::infer("def f():\n    if x:\n        return\n    y = 1\n"),
             Style::Spaces(4)
@@ -265,13 +283,28 @@ mod tests {
         assert_eq!(four.width_in(Style::Tabs, "        "), 2 * TAB_LEVEL);
         assert_eq!(four.width_in(Style::Tabs, "\t  "), TAB_LEVEL + 2);
         assert_eq!(PayloadUnit(2).width_in(Style::Spaces(4), "\t\t "), 5);
-        assert_eq!(PayloadUnit::SAME.width_in(Style::Tabs, "\t    "), TAB_LEVEL + 4);
+        assert_eq!(
+            PayloadUnit::SAME.width_in(Style::Tabs, "\t    "),
+            TAB_LEVEL + 4
+        );
         let none = std::iter::empty();
-        assert!(foreign(Style::Tabs, none, ["    x", "        y", "z"].into_iter()));
-        assert!(!foreign(Style::Tabs, std::iter::empty(), ["\tx", "    y"].into_iter()));
+        assert!(foreign(
+            Style::Tabs,
+            none,
+            ["    x", "        y", "z"].into_iter()
+        ));
+        assert!(!foreign(
+            Style::Tabs,
+            std::iter::empty(),
+            ["\tx", "    y"].into_iter()
+        ));
         // The matched lines outweigh the file's overall style.
         let pairs = [("\tx", "\tx")].into_iter();
-        assert!(!foreign(Style::Spaces(3), pairs, ["\tx", "\t\ty"].into_iter()));
+        assert!(!foreign(
+            Style::Spaces(3),
+            pairs,
+            ["\tx", "\t\ty"].into_iter()
+        ));
         assert_eq!(Style::Tabs.render(2 * TAB_LEVEL + 1), Some("\t\t ".into()));
         assert_eq!(Style::Spaces(4).render(-1), None);
     }

@@ -80,7 +80,11 @@ mod tests {
 
     #[test]
     fn strips_consistent_rising_prefixes() {
-        let (s, r) = strip("12 | def f():\n13 |     pass\n", "12 | def f():\n    return 1\n").unwrap();
+        let (s, r) = strip(
+            "12 | def f():\n13 |     pass\n",
+            "12 | def f():\n    return 1\n",
+        )
+        .unwrap();
         assert_eq!(s, "def f():\n    pass\n");
         assert_eq!(r, "def f():\n    return 1\n");
         let (s, _) = strip("7\tx = 1\n8\ty = 2\n", "").unwrap();

@@ -13,8 +13,8 @@ use super::indent::{self, Style};
 use super::line_numbers;
 use super::passes::{self, boundary_prefix, fuzzy, substring, Lines, Pass};
 use super::replacement::{surely_truncated, Build, Undecided};
-use super::ResolveConfig;
 use super::MatchMode;
+use super::ResolveConfig;
 use crate::model::{Format, MatchUnit, Replace};
 use crate::syntax::{self, Language};
 use crate::text::line_ending::LineEnding;
@@ -48,7 +48,10 @@ pub enum Miss {
     Undecided { lines: Range<usize>, why: Undecided },
     /// A loose match whose result would not parse where the file did: the
     /// first line of the error (current, 0-based).
-    BreaksSyntax { lines: Range<usize>, error_line: usize },
+    BreaksSyntax {
+        lines: Range<usize>,
+        error_line: usize,
+    },
     /// A string tool's text matches a fragment of a line that may also be
     /// the line cut short: the two readings write different text.
     FragmentOrLine {
@@ -77,6 +80,8 @@ pub struct Locator<'a> {
     pub line_ending: LineEnding,
     /// The file's indentation style.
     pub style: Style,
+    /// How many of the file's lines show that style.
+    pub style_evidence: usize,
     /// The file's language, when it has a grammar (syntax as evidence).
     pub language: Option<Language>,
 }
@@ -176,8 +181,15 @@ impl Locator<'_> {
             return chosen
                 .into_iter()
                 .map(|m| {
-                    self.exact_replacement(doc.len(), |i| doc.byte_at(i), |a| doc.slice(a), || doc.text().to_string(), r, m.clone())
-                        .map_err(|e| at_lines(e, line_span(&lines.get().index, &m)))
+                    self.exact_replacement(
+                        doc.len(),
+                        |i| doc.byte_at(i),
+                        |a| doc.slice(a),
+                        || doc.text().to_string(),
+                        r,
+                        m.clone(),
+                    )
+                    .map_err(|e| at_lines(e, line_span(&lines.get().index, &m)))
                 })
                 .collect();
         }
@@ -206,7 +218,10 @@ impl Locator<'_> {
                 ..r.clone()
             });
         variants.extend(unnumbered.clone());
-        let blankless: Vec<Replace> = variants.iter().filter_map(without_blank_boundaries).collect();
+        let blankless: Vec<Replace> = variants
+            .iter()
+            .filter_map(without_blank_boundaries)
+            .collect();
         variants.extend(blankless);
         for (k, v) in variants.iter().enumerate() {
             if k > 0 {
@@ -223,8 +238,15 @@ impl Locator<'_> {
                     return chosen
                         .into_iter()
                         .map(|m| {
-                            self.exact_replacement(text.len(), |i| bytes[i], |a| text[a].to_string(), || text.to_string(), v, m.clone())
-                                .map_err(|e| at_lines(e, line_span(&lines.index, &m)))
+                            self.exact_replacement(
+                                text.len(),
+                                |i| bytes[i],
+                                |a| text[a].to_string(),
+                                || text.to_string(),
+                                v,
+                                m.clone(),
+                            )
+                            .map_err(|e| at_lines(e, line_span(&lines.index, &m)))
                         })
                         .collect();
                 }
@@ -386,7 +408,12 @@ impl Locator<'_> {
     }
 
     /// Passes 2-5, line by line.
-    fn line_passes(&self, lines: &Lines, r: &Replace, hint: Option<usize>) -> Result<Vec<Located>, Miss> {
+    fn line_passes(
+        &self,
+        lines: &Lines,
+        r: &Replace,
+        hint: Option<usize>,
+    ) -> Result<Vec<Located>, Miss> {
         let search = split_lines(&r.search, r.unit);
         let replace = split_lines(&r.replace, r.unit);
         if search.is_empty() {
@@ -404,12 +431,19 @@ impl Locator<'_> {
             }
             let n = search.len();
             let ranges: Vec<Range<usize>> = starts.into_iter().map(|s| s..s + n).collect();
-            let chosen = choose(ranges, r.replace_all, hint, |m| m.start, |m| m.start..m.end - 1)?;
+            let chosen = choose(
+                ranges,
+                r.replace_all,
+                hint,
+                |m| m.start,
+                |m| m.start..m.end - 1,
+            )?;
             return chosen
                 .into_iter()
                 .map(|m| {
                     let file: Vec<&str> = m.clone().map(|i| lines.line(i)).collect();
-                    let new_lines = self.build(pass, &file, &search, &replace, m.clone(), Some(lines))?;
+                    let new_lines =
+                        self.build(pass, &file, &search, &replace, m.clone(), Some(lines))?;
                     Ok(match r.unit {
                         MatchUnit::Lines => {
                             let range = lines.index.start(m.start)..lines.index.start(m.end);
@@ -427,7 +461,13 @@ impl Locator<'_> {
     /// its text would be: the old text covers the lines' content, and their
     /// last terminator only when it ended with a newline; the new text ends
     /// with one only when `new_string` does.
-    fn substring_lines(&self, lines: &Lines, m: Range<usize>, new_lines: &[String], r: &Replace) -> Located {
+    fn substring_lines(
+        &self,
+        lines: &Lines,
+        m: Range<usize>,
+        new_lines: &[String],
+        r: &Replace,
+    ) -> Located {
         let start = lines.index.start(m.start);
         let last = m.end - 1;
         let content_end = lines.index.start(last) + lines.line(last).len();
@@ -450,10 +490,19 @@ impl Locator<'_> {
     /// Pass 6 (`find_replace` only): the search as a raw substring. A match
     /// that starts a line but ends inside one (or the reverse) may be the
     /// line cut short: that reading is refused, not guessed.
-    fn raw_substring(&self, lines: &Lines, r: &Replace, hint: Option<usize>) -> Result<Vec<Located>, Miss> {
+    fn raw_substring(
+        &self,
+        lines: &Lines,
+        r: &Replace,
+        hint: Option<usize>,
+    ) -> Result<Vec<Located>, Miss> {
         let text = lines.text;
-        let needle = self.line_ending.apply(r.search.strip_suffix('\n').unwrap_or(&r.search));
-        let replace = self.line_ending.apply(r.replace.strip_suffix('\n').unwrap_or(&r.replace));
+        let needle = self
+            .line_ending
+            .apply(r.search.strip_suffix('\n').unwrap_or(&r.search));
+        let replace = self
+            .line_ending
+            .apply(r.replace.strip_suffix('\n').unwrap_or(&r.replace));
         let hits = substring::find(text, &needle);
         if hits.is_empty() {
             return Err(Miss::NotFound { near: None });
@@ -499,8 +548,14 @@ impl Locator<'_> {
 
     /// Pass 7, when a threshold is set: the one window clearly closest to
     /// the search, its lines paired one to one with the search's.
-    fn fuzzy(&self, lines: &Lines, r: &Replace, hint: Option<usize>) -> Option<Result<Vec<Located>, Miss>> {
-        let (MatchMode::Tolerant, Some(threshold)) = (self.config.match_mode, self.config.fuzzy) else {
+    fn fuzzy(
+        &self,
+        lines: &Lines,
+        r: &Replace,
+        hint: Option<usize>,
+    ) -> Option<Result<Vec<Located>, Miss>> {
+        let (MatchMode::Tolerant, Some(threshold)) = (self.config.match_mode, self.config.fuzzy)
+        else {
             return None;
         };
         let search = split_lines(&r.search, r.unit);
@@ -514,15 +569,34 @@ impl Locator<'_> {
             return None;
         }
         let n = search.len();
-        let ranges: Vec<Range<usize>> = scan.candidates.iter().map(|c| c.start..c.start + n).collect();
-        let chosen = match choose(ranges, r.replace_all, hint, |m| m.start, |m| m.start..m.end - 1) {
+        let ranges: Vec<Range<usize>> = scan
+            .candidates
+            .iter()
+            .map(|c| c.start..c.start + n)
+            .collect();
+        let chosen = match choose(
+            ranges,
+            r.replace_all,
+            hint,
+            |m| m.start,
+            |m| m.start..m.end - 1,
+        ) {
             Ok(c) => c,
             Err(miss) => return Some(Err(miss)),
         };
         if !r.replace_all {
-            let best = scan.candidates.iter().find(|c| c.start == chosen[0].start).copied()?;
+            let best = scan
+                .candidates
+                .iter()
+                .find(|c| c.start == chosen[0].start)
+                .copied()?;
             // A window nearly as close elsewhere: the search does not pin one.
-            let rivals = fuzzy::find(lines, &search, (best.similarity - FUZZY_MARGIN).max(0.0), deadline);
+            let rivals = fuzzy::find(
+                lines,
+                &search,
+                (best.similarity - FUZZY_MARGIN).max(0.0),
+                deadline,
+            );
             let others: Vec<Range<usize>> = rivals
                 .candidates
                 .iter()
@@ -530,8 +604,8 @@ impl Locator<'_> {
                 .map(|c| c.start..c.start + n - 1)
                 .collect();
             if !others.is_empty() {
-                let mut candidates = vec![best.start..best.start + n - 1];
-                candidates.extend(others);
+                let mut candidates = others;
+                candidates.push(best.start..best.start + n - 1);
                 candidates.sort_by_key(|c| c.start);
                 return Some(Err(Miss::Ambiguous { candidates }));
             }
@@ -548,7 +622,14 @@ impl Locator<'_> {
                             near: self.nearest(lines, &search),
                         });
                     }
-                    let new_lines = self.build(Pass::Fuzzy, &file, &search, &replace, m.clone(), Some(lines))?;
+                    let new_lines = self.build(
+                        Pass::Fuzzy,
+                        &file,
+                        &search,
+                        &replace,
+                        m.clone(),
+                        Some(lines),
+                    )?;
                     Ok(match r.unit {
                         MatchUnit::Lines => {
                             let range = lines.index.start(m.start)..lines.index.start(m.end);
@@ -646,12 +727,19 @@ impl Locator<'_> {
         }
         // Ends inside a line: the text, or the line cut short?
         let region = slice(span.line_start..span.content_end);
-        let file: Vec<&str> = region.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
+        let file: Vec<&str> = region
+            .split('\n')
+            .map(|l| l.strip_suffix('\r').unwrap_or(l))
+            .collect();
         let last = search.len().saturating_sub(1);
         if search.len() != file.len() || search.is_empty() {
             return Ok(literal);
         }
-        let cut = if last == 0 { search[0].trim() } else { search[last].trim_start() };
+        let cut = if last == 0 {
+            search[0].trim()
+        } else {
+            search[last].trim_start()
+        };
         if !boundary_prefix::is_truncated_prefix(cut.trim_end(), file[last].trim()) {
             return Ok(literal);
         }
@@ -687,7 +775,9 @@ impl Locator<'_> {
         if fragment == whole {
             // The cut line is repeated as context: a copy cut short, or the
             // line as it will be after the edit?
-            let repeated = replace.get(last).is_some_and(|l| l.trim_start() == search[last].trim_start());
+            let repeated = replace
+                .get(last)
+                .is_some_and(|l| l.trim_start() == search[last].trim_start());
             if repeated && !surely_truncated(cut.trim_end(), file[last].trim()) {
                 let line = search[last].trim().to_string();
                 return Err(Miss::FragmentOrLine {
@@ -701,7 +791,13 @@ impl Locator<'_> {
         // Syntax as evidence: a reading that breaks the file is ruled out.
         if let Some(language) = self.language {
             let text = whole_text();
-            let splice = |with: &str| format!("{}{with}{}", &text[..span.line_start], &text[span.content_end..]);
+            let splice = |with: &str| {
+                format!(
+                    "{}{with}{}",
+                    &text[..span.line_start],
+                    &text[span.content_end..]
+                )
+            };
             let count = |t: &str| syntax::errors(language, t).map(|e| e.count());
             if count(&text) == Some(0) {
                 let fragment_ok = count(&splice(&fragment)) == Some(0);
@@ -733,7 +829,11 @@ impl Locator<'_> {
         let replace = split_lines(&r.replace, MatchUnit::Substring);
         let lines = search.iter().chain(&replace).copied();
         let pairs = search.iter().map(|s| (*s, *s));
-        if replace.is_empty() || !indent::foreign(self.style, pairs, lines) {
+        // A string tool's text is literal: converted only when it is
+        // clearly code in the other style, in a file that clearly has one.
+        let foreign_lines = replace.iter().skip(1).filter(|l| !indent::indent(l).is_empty()).count();
+        let code_like = r.search.ends_with('\n') && foreign_lines >= 2 && self.style_evidence >= 4;
+        if replace.is_empty() || !code_like || !indent::foreign(self.style, pairs, lines) {
             return Ok(self.line_ending.apply(&r.replace));
         }
         let mut new_lines = self.exact_lines(&search, &replace)?;
@@ -826,7 +926,9 @@ fn splice(lines: &Lines, at: Range<usize>, new_lines: &[String], le: LineEnding)
 fn at_lines(miss: Miss, at: Range<usize>) -> Miss {
     match miss {
         Miss::Undecided { why, .. } => Miss::Undecided { lines: at, why },
-        Miss::FragmentOrLine { fragment, whole, .. } => Miss::FragmentOrLine {
+        Miss::FragmentOrLine {
+            fragment, whole, ..
+        } => Miss::FragmentOrLine {
             lines: at,
             fragment,
             whole,
@@ -860,7 +962,10 @@ pub fn choose<M: Clone>(
                     .iter()
                     .any(|o| line_of(o) != line_of(c) && line_of(o).abs_diff(h) <= HINT_NEAR)
         };
-        if let Some(c) = candidates.iter().find(|c| line_of(c) == h && !near_other(c)) {
+        if let Some(c) = candidates
+            .iter()
+            .find(|c| line_of(c) == h && !near_other(c))
+        {
             return Ok(vec![c.clone()]);
         }
         let mut by_distance: Vec<(usize, &M)> = candidates
@@ -962,9 +1067,13 @@ pub fn without_blank_boundaries(r: &Replace) -> Option<Replace> {
     // the replacement drops at the same edge, can go.
     if rlead != lead || rtrail != trail {
         let kept = similar::capture_diff_slices(similar::Algorithm::Patience, &search, &replace);
-        let dropped = |j: usize| (j >= rlead && j < lead) || (j + trail >= search.len() && j + rtrail < search.len());
+        let dropped = |j: usize| {
+            (j >= rlead && j < lead) || (j + trail >= search.len() && j + rtrail < search.len())
+        };
         let paired = kept.iter().any(|op| match *op {
-            similar::DiffOp::Equal { old_index, len, .. } => (old_index..old_index + len).any(dropped),
+            similar::DiffOp::Equal { old_index, len, .. } => {
+                (old_index..old_index + len).any(dropped)
+            }
             _ => false,
         });
         if paired {
@@ -980,8 +1089,16 @@ pub fn without_blank_boundaries(r: &Replace) -> Option<Replace> {
         MatchUnit::Lines => (search, replace),
         // A string tool keeps its own final newlines.
         MatchUnit::Substring => (
-            if r.search.ends_with('\n') { search } else { search.trim_end_matches('\n').to_string() },
-            if r.replace.ends_with('\n') { replace } else { replace.trim_end_matches('\n').to_string() },
+            if r.search.ends_with('\n') {
+                search
+            } else {
+                search.trim_end_matches('\n').to_string()
+            },
+            if r.replace.ends_with('\n') {
+                replace
+            } else {
+                replace.trim_end_matches('\n').to_string()
+            },
         ),
     };
     Some(Replace {

@@ -3,8 +3,8 @@
 //! Messages follow `FORMATS.md` §6: `edit N in PATH: what happened; what to
 //! do`, with 1-based lines of the file as the user sees it.
 
-use crate::error::{EditError, ErrorKind, LineRange, NearMatch};
 use super::replacement::Undecided;
+use crate::error::{EditError, ErrorKind, LineRange, NearMatch};
 use crate::model::{Edit, EditOp, Format, MatchUnit, Replace};
 
 /// Builds the errors of one file.
@@ -78,7 +78,10 @@ impl Messages<'_> {
         self.error(
             ErrorKind::Ambiguous,
             edit,
-            format!("edit {} in {}: {what} matches {at} but reads two ways: {readings}", edit.index, self.path),
+            format!(
+                "edit {} in {}: {what} matches {at} but reads two ways: {readings}",
+                edit.index, self.path
+            ),
         )
         .with_lines(vec![at.first])
         .with_ranges(vec![at])
@@ -101,7 +104,13 @@ impl Messages<'_> {
 
     /// `ambiguous`: a string tool's text matches the start of a line, as
     /// a fragment of it or as the whole line cut short.
-    pub fn fragment_or_line(&self, edit: &Edit, at: LineRange, fragment: &str, whole: &str) -> EditError {
+    pub fn fragment_or_line(
+        &self,
+        edit: &Edit,
+        at: LineRange,
+        fragment: &str,
+        whole: &str,
+    ) -> EditError {
         let what = search_word(edit);
         self.error(
             ErrorKind::Ambiguous,
@@ -143,6 +152,26 @@ impl Messages<'_> {
             .with_ranges(ranges);
         e.near = near.map(Box::new);
         e
+    }
+
+    /// A hunk that matches only before the previous hunk of its file.
+    pub fn before_previous_hunk(&self, edit: &Edit, at: LineRange) -> EditError {
+        self.error(
+            ErrorKind::NotFound,
+            edit,
+            format!("edit {} in {}: the hunk matches only at {at}, before the previous hunk; hunks of a file must come in file order: move it before that hunk", edit.index, self.path),
+        )
+        .with_lines(vec![at.first])
+        .with_ranges(vec![at])
+    }
+
+    /// `undo_edit` with no earlier edit of the file in the payload.
+    pub fn nothing_to_undo(&self, edit: &Edit) -> EditError {
+        self.error(
+            ErrorKind::Parse,
+            edit,
+            format!("edit {} in {}: undo_edit, but no earlier edit of this file in the payload applied; drop the undo_edit", edit.index, self.path),
+        )
     }
 
     /// `no_op`: old == new.

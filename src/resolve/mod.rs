@@ -25,9 +25,9 @@ use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use serde::Serialize;
 
 use crate::error::{EditError, ErrorKind};
-use crate::plan::{FileChange, FileStatus};
 use crate::model::{AnchoredRegion, Edit, EditOp, MatchUnit, Ordering, Replace};
 use crate::plan::TextEdits;
+use crate::plan::{FileChange, FileStatus};
 use crate::text::line_ending::LineEnding;
 use crate::text::lines::LineIndex;
 use crate::workspace::{FileSource, LoadError, SourceText, WorkspacePath};
@@ -200,7 +200,7 @@ struct FileResolver<'o, 'c> {
     existed: bool,
     renamed_to: Option<WorkspacePath>,
     line_ending: LineEnding,
-    style: indent::Style,
+    style: (indent::Style, usize),
     language: Option<crate::syntax::Language>,
     config: &'c ResolveConfig,
     /// Original hits of each sequential replace's exact needle, by edit index.
@@ -212,6 +212,18 @@ struct FileResolver<'o, 'c> {
     uses_hints: bool,
     errors: Vec<EditError>,
     applied: Vec<usize>,
+    /// The state before each applied edit, kept only when the payload
+    /// undoes one of this file's edits.
+    history: Option<Vec<Saved<'o>>>,
+}
+
+/// What an undo restores.
+struct Saved<'o> {
+    doc: Doc<'o>,
+    presence: Presence,
+    renamed_to: Option<WorkspacePath>,
+    shifts: usize,
+    applied: usize,
 }
 
 impl<'o, 'c> FileResolver<'o, 'c> {
@@ -234,7 +246,7 @@ impl<'o, 'c> FileResolver<'o, 'c> {
             existed: exists,
             renamed_to: None,
             line_ending,
-            style: indent::Style::infer(original),
+            style: indent::Style::infer_with_evidence(original),
             language: crate::syntax::Language::of_path(path.as_str()),
             config,
             orig_hits: Default::default(),
@@ -245,6 +257,10 @@ impl<'o, 'c> FileResolver<'o, 'c> {
                 .any(|e| matches!(&e.op, EditOp::Replace(r) if r.line_hint.is_some())),
             errors: Vec::new(),
             applied: Vec::new(),
+            history: edits
+                .iter()
+                .any(|e| e.op == EditOp::Undo)
+                .then(Vec::new),
         };
         file.find_original_hits(edits);
         file
@@ -254,7 +270,8 @@ impl<'o, 'c> FileResolver<'o, 'c> {
         Locator {
             config: self.config,
             line_ending: self.line_ending,
-            style: self.style,
+            style: self.style.0,
+            style_evidence: self.style.1,
             language: self.language,
         }
     }
@@ -410,6 +427,45 @@ impl<'o, 'c> FileResolver<'o, 'c> {
     }
 
     fn apply_sequential(&mut self, edit: &Edit, source: &dyn FileSource) {
+        if edit.op == EditOp::Undo {
+            return self.undo(edit);
+        }
+        let before = self.applied.len();
+        let saved = self.history.is_some().then(|| Saved {
+            doc: self.doc.clone(),
+            presence: self.presence,
+            renamed_to: self.renamed_to.clone(),
+            shifts: self.shifts.len(),
+            applied: before,
+        });
+        self.apply_op(edit, source);
+        if let (Some(history), Some(saved)) = (self.history.as_mut(), saved) {
+            if self.applied.len() > before {
+                history.push(saved);
+            }
+        }
+    }
+
+    /// `undo_edit`: back to the state before this file's previous applied
+    /// edit; with none (or only a failed one) before it, a `parse` error.
+    fn undo(&mut self, edit: &Edit) {
+        match self.history.as_mut().and_then(Vec::pop) {
+            Some(saved) => {
+                self.doc = saved.doc;
+                self.presence = saved.presence;
+                self.renamed_to = saved.renamed_to;
+                self.shifts.truncate(saved.shifts);
+                self.applied.truncate(saved.applied);
+                self.applied.push(edit.index);
+            }
+            None => {
+                let e = self.messages().nothing_to_undo(edit);
+                self.fail(e);
+            }
+        }
+    }
+
+    fn apply_op(&mut self, edit: &Edit, source: &dyn FileSource) {
         match &edit.op {
             EditOp::Create { content } => self.create(edit, content),
             EditOp::Write { content } => self.write(content),
@@ -423,6 +479,7 @@ impl<'o, 'c> FileResolver<'o, 'c> {
                 }
             }
             EditOp::Rename { to } => self.rename(edit, to, source),
+            EditOp::Undo => self.undo(edit),
         }
     }
 
@@ -483,7 +540,9 @@ impl<'o, 'c> FileResolver<'o, 'c> {
         }
         let hint = self.current_hint(r.line_hint);
         let hits = self.orig_hits.get(&edit.index).cloned().unwrap_or_default();
-        let result = self.locator().locate(&self.doc, r, edit.format, &hits, hint);
+        let result = self
+            .locator()
+            .locate(&self.doc, r, edit.format, &hits, hint);
         match result {
             Ok(located) => {
                 let track = self.tracks_hints();
@@ -523,7 +582,8 @@ impl<'o, 'c> FileResolver<'o, 'c> {
                 whole,
             } => {
                 let range = self.orig_lines(std::slice::from_ref(&lines))[0];
-                self.messages().fragment_or_line(edit, range, &fragment, &whole)
+                self.messages()
+                    .fragment_or_line(edit, range, &fragment, &whole)
             }
             Miss::NotFound { near } => {
                 let near = near.map(|n| {
@@ -618,18 +678,21 @@ impl<'o, 'c> FileResolver<'o, 'c> {
         let locator = self.locator();
         let mut located: Vec<(&Edit, Vec<Located>, usize)> = Vec::new();
         let mut prev_end_line = 0;
+        let mut prev: Option<(usize, usize)> = None;
         for &edit in group {
             let result = match &edit.op {
                 EditOp::Replace(r) if r.search == r.replace && !r.search.is_empty() => {
                     Err(self.messages().no_op(edit))
                 }
-                EditOp::Replace(r) => self.locate_hunk(&locator, &lines, edit, r, prev_end_line),
+                EditOp::Replace(r) => self.locate_hunk(&locator, &lines, edit, r, prev_end_line, prev),
                 EditOp::Anchored(a) => self.locate_anchored(&locator, &lines, edit, a),
                 _ => Err(self.messages().unsupported_in_group(edit)),
             };
             match result {
                 Ok((locs, end_line)) => {
                     prev_end_line = end_line;
+                    let start = locs.first().map_or(0, |l| lines.index.line_of(l.range.start));
+                    prev = Some((edit.index, start));
                     located.push((edit, locs, end_line));
                 }
                 Err(e) => self.fail(e),
@@ -675,6 +738,7 @@ impl<'o, 'c> FileResolver<'o, 'c> {
         edit: &Edit,
         r: &Replace,
         prev_end: usize,
+        prev: Option<(usize, usize)>,
     ) -> Result<(Vec<Located>, usize), EditError> {
         let search = split_lines(&r.search, MatchUnit::Lines);
         let replace = split_lines(&r.replace, MatchUnit::Lines);
@@ -706,10 +770,7 @@ impl<'o, 'c> FileResolver<'o, 'c> {
                 });
                 match again {
                     Some(found) => found,
-                    None => {
-                        let near = locator.near_match(lines, &search);
-                        return Err(self.miss_error(edit, r, Miss::NotFound { near }));
-                    }
+                    None => return Err(self.out_of_order(locator, lines, edit, r, &search, prev_end, prev)),
                 }
             }
         };
@@ -729,6 +790,35 @@ impl<'o, 'c> FileResolver<'o, 'c> {
             .build_at(lines, &search, &replace, pass, start..start + n)
             .map_err(|miss| self.miss_error(edit, r, miss))?;
         Ok((vec![located], start + n))
+    }
+
+    /// Why a hunk found no place after the previous one: it matches only
+    /// overlapping the previous hunk (`overlap`), only before it (hunks
+    /// must come in file order), or nowhere (`not_found`).
+    fn out_of_order(
+        &self,
+        locator: &Locator,
+        lines: &Lines,
+        edit: &Edit,
+        r: &Replace,
+        search: &[&str],
+        prev_end: usize,
+        prev: Option<(usize, usize)>,
+    ) -> EditError {
+        let n = search.len();
+        if let Some((_, _, _, starts)) = self.hunk_candidates(locator, lines, search, r, 0) {
+            let overlapping = starts.iter().find(|&&s| s < prev_end && s + n > prev.map_or(0, |p| p.1));
+            if let (Some(&s), Some((other, prev_start))) = (overlapping, prev) {
+                let at = self.orig_line_of_offset(lines.index.start(s));
+                let first = self.orig_line_of_offset(lines.index.start(prev_start));
+                return self.messages().overlap(edit, other, first, at);
+            }
+            let ranges: Vec<Range<usize>> = starts.iter().map(|&s| s..s + n - 1).collect();
+            let first = self.orig_lines(&ranges[..1])[0];
+            return self.messages().before_previous_hunk(edit, first);
+        }
+        let near = locator.near_match(lines, search);
+        self.miss_error(edit, r, Miss::NotFound { near })
     }
 
     /// The first pass with candidates at or after line `min_start` (and at

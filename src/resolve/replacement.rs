@@ -166,6 +166,12 @@ impl Build<'_> {
         if self.pass == Pass::Exact {
             return None;
         }
+        // A replacement whose first line is indented otherwise than the
+        // search's is not shifted with it (the frame readings decide).
+        let (s0, r0) = (first_non_blank(self.search)?, first_non_blank(self.replace)?);
+        if indent(self.search[s0]) != indent(self.replace[r0]) {
+            return None;
+        }
         let pairs: Vec<(&str, &str)> = self
             .search
             .iter()
@@ -178,11 +184,18 @@ impl Build<'_> {
         }
         let same = |remove: bool| -> Option<String> {
             let get = |(s, f): (&str, &str)| -> Option<String> {
-                let p = if remove { f.strip_suffix(s) } else { s.strip_suffix(f) };
+                let p = if remove {
+                    f.strip_suffix(s)
+                } else {
+                    s.strip_suffix(f)
+                };
                 p.filter(|p| !p.is_empty()).map(str::to_string)
             };
             let first = get(pairs[0])?;
-            pairs.iter().all(|&p| get(p).as_ref() == Some(&first)).then_some(first)
+            pairs
+                .iter()
+                .all(|&p| get(p).as_ref() == Some(&first))
+                .then_some(first)
         };
         let (prefix, add) = match (same(false), same(true)) {
             (Some(p), _) => (p, false),
@@ -212,7 +225,9 @@ impl Build<'_> {
         }
         // Pairing must not matter, as for every other reading.
         let reversed = align(self.search, self.replace, true);
-        if reversed != ops && self.repeated_context(&ops, &vec![Some(0); self.search.len()], PayloadUnit::SAME) {
+        if reversed != ops
+            && self.repeated_context(&ops, &vec![Some(0); self.search.len()], PayloadUnit::SAME)
+        {
             return None;
         }
         Some(out)
@@ -250,9 +265,8 @@ impl Build<'_> {
             .iter()
             .zip(self.file)
             .map(|(s, f)| {
-                (!s.trim().is_empty() && !f.trim().is_empty()).then(|| {
-                    self.style.width(indent(f)) - unit.width_in(self.style, indent(s))
-                })
+                (!s.trim().is_empty() && !f.trim().is_empty())
+                    .then(|| self.style.width(indent(f)) - unit.width_in(self.style, indent(s)))
             })
             .collect()
     }
@@ -266,7 +280,9 @@ impl Build<'_> {
         else {
             return vec![false];
         };
-        if indent(self.search[s0]) == indent(self.replace[r0]) || deltas.iter().all(|d| *d == Some(0) || d.is_none()) {
+        if indent(self.search[s0]) == indent(self.replace[r0])
+            || deltas.iter().all(|d| *d == Some(0) || d.is_none())
+        {
             return vec![false];
         }
         // The same line, moved to where the file has it: the model fixed
@@ -288,10 +304,9 @@ impl Build<'_> {
     /// repeated in the replacement could be a whole line.
     fn context_readings(&self, ops: &[Seg], deltas: &[Option<i64>]) -> Vec<bool> {
         let whitespace_change = ops.iter().any(|op| match op {
-            Seg::Change { old, new } => old
-                .clone()
-                .zip(new.clone())
-                .any(|(j, k)| self.search[j] != self.replace[k] && self.search[j].trim() == self.replace[k].trim()),
+            Seg::Change { old, new } => old.clone().zip(new.clone()).any(|(j, k)| {
+                self.search[j] != self.replace[k] && self.search[j].trim() == self.replace[k].trim()
+            }),
             Seg::Equal { .. } => false,
         });
         let differs = |j: usize| self.search[j] != self.file[j];
@@ -308,12 +323,17 @@ impl Build<'_> {
             });
         // A context line indented off while other lines fit may be the
         // line as it will be after the edit, not a mis-copy of the file's.
-        let doubtful_indent = !uniform_shift(deltas) && equal_lines().any(|j| deltas[j].is_some_and(|d| d != 0));
+        let doubtful_indent =
+            !uniform_shift(deltas) && equal_lines().any(|j| deltas[j].is_some_and(|d| d != 0));
         // A fuzzy context line that differs from the file's in more than
         // its indentation: a copy with a typo, or the line as it will be?
         let doubtful_fuzzy = self.pass == Pass::Fuzzy
             && equal_lines().any(|j| self.search[j].trim() != self.file[j].trim());
-        if (whitespace_change && equal_lines().any(differs)) || doubtful_truncation || doubtful_indent || doubtful_fuzzy {
+        if (whitespace_change && equal_lines().any(differs))
+            || doubtful_truncation
+            || doubtful_indent
+            || doubtful_fuzzy
+        {
             vec![false, true]
         } else {
             vec![false]
@@ -347,7 +367,10 @@ impl Build<'_> {
                     .any(|(s, f)| *s == line && *f != self.file[j]);
                 let copies = self.replace.iter().filter(|r| **r == line).count();
                 let new_copy_differs = copies > 1
-                    && self.reindent(line, deltas[j].unwrap_or(0), as_new).as_deref() != Some(self.file[j]);
+                    && self
+                        .reindent(line, deltas[j].unwrap_or(0), as_new)
+                        .as_deref()
+                        != Some(self.file[j]);
                 other_file_line || new_copy_differs
             }),
             Seg::Change { .. } => false,
@@ -368,7 +391,10 @@ impl Build<'_> {
             !paired[j]
                 && self.file[j] != line
                 && self.replace.contains(&line)
-                && self.reindent(line, deltas[j].unwrap_or(0), as_new).as_deref() != Some(self.file[j])
+                && self
+                    .reindent(line, deltas[j].unwrap_or(0), as_new)
+                    .as_deref()
+                    != Some(self.file[j])
         })
     }
 
@@ -431,7 +457,11 @@ impl Build<'_> {
             return Some(line.to_string());
         }
         // The file's own way of writing that width, when a matched line shows it.
-        let rendered = match self.file.iter().find(|f| !f.trim().is_empty() && self.style.width(indent(f)) == width) {
+        let rendered = match self
+            .file
+            .iter()
+            .find(|f| !f.trim().is_empty() && self.style.width(indent(f)) == width)
+        {
             Some(f) => indent(f).to_string(),
             None => self.style.render(width)?,
         };
@@ -480,13 +510,15 @@ fn mixed_readings(deltas: &[Option<i64>]) -> &'static [bool] {
     }
 }
 
-/// Every search line fits the file, or every one is off by the same shift.
+/// The search's shifts tell one story: every line fits the file, or every
+/// line that does not is off by the same shift and (unless it is the only
+/// line) at least two are — a block written at another depth. One line
+/// off among lines that fit (a slip, or the line as it will be after the
+/// edit), or several different shifts, do not.
 fn uniform_shift(deltas: &[Option<i64>]) -> bool {
-    let mut known = deltas.iter().flatten();
-    match known.next() {
-        None => true,
-        Some(&d) => known.all(|&e| e == d),
-    }
+    let known: Vec<i64> = deltas.iter().flatten().copied().collect();
+    let off: Vec<i64> = known.iter().copied().filter(|&d| d != 0).collect();
+    off.is_empty() || (off.iter().all(|&d| d == off[0]) && (off.len() >= 2 || known.len() == 1))
 }
 
 /// How many search lines share the most common shift.
@@ -502,8 +534,7 @@ fn consistency(deltas: &[Option<i64>]) -> usize {
 }
 
 /// The shifts inserted lines may take (`FORMATS.md` §3): the common shift
-/// when every mis-indented search line shows it and at least two do with
-/// none at the file's indentation; none when one line is off among at least
+/// when every mis-indented search line shows it and at least two do; none when one line is off among at least
 /// two that are not (a slip in that line); otherwise every shift seen, and
 /// none (a lone line off by itself shows nothing either way).
 fn inserted_readings(deltas: &[Option<i64>]) -> Vec<i64> {
@@ -513,7 +544,7 @@ fn inserted_readings(deltas: &[Option<i64>]) -> Vec<i64> {
     if off.is_empty() {
         return vec![0];
     }
-    if zero == 0 && off.len() >= 2 && off.iter().all(|&d| d == off[0]) {
+    if off.len() >= 2 && off.iter().all(|&d| d == off[0]) {
         return vec![off[0]];
     }
     if zero >= 2 && off.len() == 1 {
@@ -538,9 +569,12 @@ fn inserted_readings(deltas: &[Option<i64>]) -> Vec<i64> {
 pub fn surely_truncated(search: &str, file: &str) -> bool {
     let rest = &file[search.len()..];
     let word = |c: char| c.is_alphanumeric() || c == '_';
-    let mid_word = search.chars().next_back().is_some_and(word) && rest.chars().next().is_some_and(word);
+    let mid_word =
+        search.chars().next_back().is_some_and(word) && rest.chars().next().is_some_and(word);
     // Cut inside a string literal: no line of code ends there.
-    let open_quote = ['"', '\'', '`'].iter().any(|q| search.matches(*q).count() % 2 == 1);
+    let open_quote = ['"', '\'', '`']
+        .iter()
+        .any(|q| search.matches(*q).count() % 2 == 1);
     // Cut between words of prose (a comment, a message): the words go on.
     let prose = rest.starts_with(char::is_whitespace)
         && rest.trim_start().starts_with(word)
@@ -557,9 +591,15 @@ fn first_non_blank(lines: &[&str]) -> Option<usize> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Seg {
     /// Search lines `old` repeated as replacement lines `new`.
-    Equal { old: Range<usize>, new: Range<usize> },
+    Equal {
+        old: Range<usize>,
+        new: Range<usize>,
+    },
     /// Search lines `old` replaced by replacement lines `new`.
-    Change { old: Range<usize>, new: Range<usize> },
+    Change {
+        old: Range<usize>,
+        new: Range<usize>,
+    },
 }
 
 /// The line diff of `search` → `replace` (patience: lines that occur once
@@ -579,18 +619,31 @@ fn align(search: &[&str], replace: &[&str], reversed: bool) -> Vec<Seg> {
         .into_iter()
         .filter_map(|op| {
             let (equal, old, new) = match op {
-                DiffOp::Equal { old_index, new_index, len } => {
-                    (true, old_index..old_index + len, new_index..new_index + len)
-                }
-                DiffOp::Delete { old_index, old_len, new_index } => {
-                    (false, old_index..old_index + old_len, new_index..new_index)
-                }
-                DiffOp::Insert { old_index, new_index, new_len } => {
-                    (false, old_index..old_index, new_index..new_index + new_len)
-                }
-                DiffOp::Replace { old_index, old_len, new_index, new_len } => {
-                    (false, old_index..old_index + old_len, new_index..new_index + new_len)
-                }
+                DiffOp::Equal {
+                    old_index,
+                    new_index,
+                    len,
+                } => (true, old_index..old_index + len, new_index..new_index + len),
+                DiffOp::Delete {
+                    old_index,
+                    old_len,
+                    new_index,
+                } => (false, old_index..old_index + old_len, new_index..new_index),
+                DiffOp::Insert {
+                    old_index,
+                    new_index,
+                    new_len,
+                } => (false, old_index..old_index, new_index..new_index + new_len),
+                DiffOp::Replace {
+                    old_index,
+                    old_len,
+                    new_index,
+                    new_len,
+                } => (
+                    false,
+                    old_index..old_index + old_len,
+                    new_index..new_index + new_len,
+                ),
             };
             let (old, new) = if reversed {
                 (n - old.end..n - old.start, m - new.end..m - new.start)
@@ -600,7 +653,11 @@ fn align(search: &[&str], replace: &[&str], reversed: bool) -> Vec<Seg> {
             if old.is_empty() && new.is_empty() {
                 return None;
             }
-            Some(if equal { Seg::Equal { old, new } } else { Seg::Change { old, new } })
+            Some(if equal {
+                Seg::Equal { old, new }
+            } else {
+                Seg::Change { old, new }
+            })
         })
         .collect();
     if reversed {
@@ -628,31 +685,67 @@ fn merge_changes(segs: Vec<Seg>) -> Vec<Seg> {
 mod tests {
     use super::*;
 
-    fn build(pass: Pass, file: &[&str], search: &[&str], replace: &[&str]) -> Result<Vec<String>, Undecided> {
+    fn build(
+        pass: Pass,
+        file: &[&str],
+        search: &[&str],
+        replace: &[&str],
+    ) -> Result<Vec<String>, Undecided> {
         let style = Style::infer(&file.join("\n"));
-        Build { pass, file, search, replace, style }.lines()
+        Build {
+            pass,
+            file,
+            search,
+            replace,
+            style,
+        }
+        .lines()
     }
 
     #[test]
     fn keeps_unchanged_lines_from_the_file() {
-        let out = build(Pass::TrailingWhitespace, &["x = 1   ", "y = 2"], &["x = 1", "y = 2"], &["x = 1", "y = 3"]);
+        let out = build(
+            Pass::TrailingWhitespace,
+            &["x = 1   ", "y = 2"],
+            &["x = 1", "y = 2"],
+            &["x = 1", "y = 3"],
+        );
         assert_eq!(out.unwrap(), ["x = 1   ", "y = 3"]);
     }
 
     #[test]
     fn shifts_a_block_indented_off_by_one_level() {
         let file = ["        if ok:", "            run()"];
-        let out = build(Pass::Trimmed, &file, &["if ok:", "    run()"], &["if ok:", "    run()", "    log()"]);
-        assert_eq!(out.unwrap(), ["        if ok:", "            run()", "            log()"]);
+        let out = build(
+            Pass::Trimmed,
+            &file,
+            &["if ok:", "    run()"],
+            &["if ok:", "    run()", "    log()"],
+        );
+        assert_eq!(
+            out.unwrap(),
+            ["        if ok:", "            run()", "            log()"]
+        );
     }
 
     #[test]
     fn converts_spaces_to_tabs_in_tab_files() {
         let file = ["\tif err != nil {", "\t\treturn err", "\t}"];
         let search = ["    if err != nil {", "        return err", "    }"];
-        let replace = ["    if err != nil {", "        return fmt.Errorf(\"x: %w\", err)", "    }"];
+        let replace = [
+            "    if err != nil {",
+            "        return fmt.Errorf(\"x: %w\", err)",
+            "    }",
+        ];
         let out = build(Pass::Trimmed, &file, &search, &replace);
-        assert_eq!(out.unwrap(), ["\tif err != nil {", "\t\treturn fmt.Errorf(\"x: %w\", err)", "\t}"]);
+        assert_eq!(
+            out.unwrap(),
+            [
+                "\tif err != nil {",
+                "\t\treturn fmt.Errorf(\"x: %w\", err)",
+                "\t}"
+            ]
+        );
     }
 
     #[test]
@@ -661,29 +754,59 @@ mod tests {
         let search = ["\tif (x) {", "\t\tgo();", "\t}"];
         let replace = ["\tif (x) {", "\t\tgo();", "\t\tstop();", "\t}"];
         let out = build(Pass::Trimmed, &file, &search, &replace);
-        assert_eq!(out.unwrap(), ["  if (x) {", "    go();", "    stop();", "  }"]);
+        assert_eq!(
+            out.unwrap(),
+            ["  if (x) {", "    go();", "    stop();", "  }"]
+        );
     }
 
     #[test]
     fn one_slipped_context_line_is_a_copy_or_the_line_as_it_will_be() {
         let file = ["def f():", "    a = 1", "    b = 2", "    c = 3"];
         let search = ["def f():", "        a = 1", "    b = 2", "    c = 3"];
-        let replace = ["def f():", "        a = 1", "    b = 2", "    x = 0", "    c = 3"];
+        let replace = [
+            "def f():",
+            "        a = 1",
+            "    b = 2",
+            "    x = 0",
+            "    c = 3",
+        ];
         let out = build(Pass::Trimmed, &file, &search, &replace);
         assert_eq!(out, Err(Undecided::Context(1)));
         // Evidence that rules out one reading decides: here, that `a = 1`
         // cannot stay indented deeper than its block.
         let style = Style::infer(&file.join("\n"));
-        let b = Build { pass: Pass::Trimmed, file: &file, search: &search, replace: &replace, style };
+        let b = Build {
+            pass: Pass::Trimmed,
+            file: &file,
+            search: &search,
+            replace: &replace,
+            style,
+        };
         let out = b.lines_with(|lines| lines[1] == "    a = 1");
-        assert_eq!(out.unwrap(), ["def f():", "    a = 1", "    b = 2", "    x = 0", "    c = 3"]);
+        assert_eq!(
+            out.unwrap(),
+            [
+                "def f():",
+                "    a = 1",
+                "    b = 2",
+                "    x = 0",
+                "    c = 3"
+            ]
+        );
     }
 
     #[test]
     fn mixed_shifts_leave_inserted_lines_undecided() {
         let file = ["    a = 1", "    b = 2", "    c = 3", "    d = 4"];
         let search = ["        a = 1", "        b = 2", "    c = 3", "    d = 4"];
-        let replace = ["        a = 1", "        b = 2", "        x = 0", "    c = 3", "    d = 4"];
+        let replace = [
+            "        a = 1",
+            "        b = 2",
+            "        x = 0",
+            "    c = 3",
+            "    d = 4",
+        ];
         let out = build(Pass::Trimmed, &file, &search, &replace);
         assert!(out.is_err());
     }
@@ -696,7 +819,10 @@ mod tests {
         let search = ["        assert ok", ""];
         let replace = ["        assert ok", "", "def g():", "    return 1"];
         let out = build(Pass::Trimmed, &file, &search, &replace);
-        assert_eq!(out.unwrap(), ["    assert ok", "", "def g():", "    return 1"]);
+        assert_eq!(
+            out.unwrap(),
+            ["    assert ok", "", "def g():", "    return 1"]
+        );
     }
 
     #[test]
@@ -711,7 +837,12 @@ mod tests {
     #[test]
     fn model_fixed_indentation_in_new_is_kept() {
         let file = ["    def f():", "        pass"];
-        let out = build(Pass::Trimmed, &file, &["def f():", "    pass"], &["    def f():", "        return 1"]);
+        let out = build(
+            Pass::Trimmed,
+            &file,
+            &["def f():", "    pass"],
+            &["    def f():", "        return 1"],
+        );
         assert_eq!(out.unwrap(), ["    def f():", "        return 1"]);
     }
 
@@ -721,14 +852,24 @@ mod tests {
         let search = ["// ParseConfig rea", "func ParseConfig() {"];
         let replace = ["// ParseConfig rea", "func ParseConfig(path string) {"];
         let out = build(Pass::BoundaryPrefix, &file, &search, &replace);
-        assert_eq!(out.unwrap(), ["// ParseConfig reads a file", "func ParseConfig(path string) {"]);
+        assert_eq!(
+            out.unwrap(),
+            [
+                "// ParseConfig reads a file",
+                "func ParseConfig(path string) {"
+            ]
+        );
     }
 
     #[test]
     fn a_truncated_line_that_could_be_whole_is_two_readings() {
         let file = ["import pytest", "from flask import g, session"];
         let search = ["import pytest", "from flask import g"];
-        let replace = ["import pytest", "from flask import g", "from flask import session"];
+        let replace = [
+            "import pytest",
+            "from flask import g",
+            "from flask import session",
+        ];
         let out = build(Pass::BoundaryPrefix, &file, &search, &replace);
         assert_eq!(out, Err(Undecided::Context(1)));
     }
@@ -747,18 +888,41 @@ mod tests {
         // A tab-indented Go file with a raw string whose lines use spaces;
         // the payload put four spaces before every line.
         let file = ["\t\tHeader: `", "// Licensed", "//     http://x"];
-        let search = ["    \t\tHeader: `", "    // Licensed", "    //     http://x"];
-        let replace = ["    \t\tHeader: `Licensed", "        http://x", "    \t\tText: `"];
+        let search = [
+            "    \t\tHeader: `",
+            "    // Licensed",
+            "    //     http://x",
+        ];
+        let replace = [
+            "    \t\tHeader: `Licensed",
+            "        http://x",
+            "    \t\tText: `",
+        ];
         let out = build(Pass::Trimmed, &file, &search, &replace);
-        assert_eq!(out.unwrap(), ["\t\tHeader: `Licensed", "    http://x", "\t\tText: `"]);
+        assert_eq!(
+            out.unwrap(),
+            ["\t\tHeader: `Licensed", "    http://x", "\t\tText: `"]
+        );
     }
 
     #[test]
     fn surely_truncated_lines() {
-        assert!(surely_truncated("from cStringIO i", "from cStringIO import StringIO"));
+        assert!(surely_truncated(
+            "from cStringIO i",
+            "from cStringIO import StringIO"
+        ));
         assert!(!surely_truncated("x = t.Union[", "x = t.Union[str, int]"));
-        assert!(surely_truncated("// Copyright 2013-2022 The", "// Copyright 2013-2022 The Cobra Authors"));
-        assert!(surely_truncated("return fmt.Errorf(\"parse config", "return fmt.Errorf(\"parse config %s\", p)"));
-        assert!(!surely_truncated("from flask import g", "from flask import g, session"));
+        assert!(surely_truncated(
+            "// Copyright 2013-2022 The",
+            "// Copyright 2013-2022 The Cobra Authors"
+        ));
+        assert!(surely_truncated(
+            "return fmt.Errorf(\"parse config",
+            "return fmt.Errorf(\"parse config %s\", p)"
+        ));
+        assert!(!surely_truncated(
+            "from flask import g",
+            "from flask import g, session"
+        ));
     }
 }

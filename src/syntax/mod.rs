@@ -161,9 +161,17 @@ mod tests {
         ];
         for (language, text) in broken {
             let e = errors(language, text).unwrap();
-            assert!(e.count() > 0, "{language:?} should see an error in {text:?}");
+            assert!(
+                e.count() > 0,
+                "{language:?} should see an error in {text:?}"
+            );
         }
-        assert_eq!(errors(Language::Python, "def f():\n    return 1\n").unwrap().count(), 0);
+        assert_eq!(
+            errors(Language::Python, "def f():\n    return 1\n")
+                .unwrap()
+                .count(),
+            0
+        );
     }
 
     #[test]

@@ -176,14 +176,16 @@ impl Tool<'_> {
             .collect()
     }
 
-    /// The Anthropic text editor: `str_replace`, `create`, `insert`;
-    /// `view` and `undo_edit` edit nothing.
+    /// The Anthropic text editor: `str_replace`, `create`, `insert`,
+    /// `undo_edit` (of the previous edit of the file in this payload);
+    /// `view` edits nothing.
     fn text_editor(&self, ctx: &Ctx) -> Edits {
         let result = match self.args.string(ctx, "command").as_deref() {
             Ok("str_replace") => self.str_replace(ctx),
             Ok("create") => self.create(ctx),
             Ok("insert") => self.insert(ctx),
-            Ok("view" | "undo_edit") => return Vec::new(),
+            Ok("view") => return Vec::new(),
+            Ok("undo_edit") => self.undo(ctx),
             Ok(other) => Err(self.args.field_error(
                 ctx,
                 "command",
@@ -211,6 +213,12 @@ impl Tool<'_> {
             Ordering::Sequential,
             string_op(old, new, false),
         ))
+    }
+
+    /// `{command: "undo_edit", path}`.
+    fn undo(&self, ctx: &Ctx) -> Fallible<ParsedEdit> {
+        let path = self.args.path(ctx)?;
+        Ok(edit(path, self.span, Ordering::Sequential, EditOp::Undo))
     }
 
     /// `{command: "create", path, file_text}`.
@@ -255,9 +263,10 @@ fn edit(path: String, source: SourceSpan, ordering: Ordering, op: EditOp) -> Par
     }
 }
 
-/// A string tool's edit: substring replace, or create when `old` is empty.
+/// A string tool's edit: substring replace, or create when `old` is empty
+/// (both empty changes nothing: the resolver reports `no_op`).
 fn string_op(old: String, new: String, replace_all: bool) -> EditOp {
-    if old.is_empty() {
+    if old.is_empty() && !new.is_empty() {
         return EditOp::Create { content: new };
     }
     EditOp::Replace(Replace {
@@ -564,6 +573,8 @@ mod tests {
 
     #[test]
     fn view_edits_nothing_and_unknown_commands_are_errors() {
+        let out = parse(r#"{"command": "undo_edit", "path": "a"}"#);
+        assert_eq!(out.edits[0].op, EditOp::Undo);
         let out = parse(r#"{"command": "view", "path": "a"}"#);
         assert!(out.edits.is_empty() && out.errors.is_empty());
         let out = parse(r#"{"command": "delete", "path": "a"}"#);

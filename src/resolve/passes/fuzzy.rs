@@ -179,7 +179,7 @@ pub fn pairs_line_by_line(window: &[&str], search: &[&str]) -> bool {
             return true;
         }
         let own = sim(s, window[j]);
-        let before = (j > 0).then(|| sim(s, window[j - 1])).unwrap_or(0.0);
+        let before = if j > 0 { sim(s, window[j - 1]) } else { 0.0 };
         let after = window.get(j + 1).map_or(0.0, |w| sim(s, w));
         own >= 0.5 && own >= before && own >= after
     })
