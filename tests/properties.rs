@@ -124,6 +124,10 @@ proptest! {
     ) {
         let needle = format!("⟦{needle}⟧");
         let replacement = format!("R{replacement}");
+        // The needle never starts a line: a text that starts a line and
+        // ends inside one may also be the line cut short, a second reading
+        // (FORMATS.md §3) that this property is not about.
+        let prefix = format!("{prefix}·");
         let file = format!("{prefix}{needle}{suffix}");
         let payload = edit_file_payload("f.txt", &needle, &replacement);
         let want = format!("{prefix}{replacement}{suffix}");

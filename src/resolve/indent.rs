@@ -30,26 +30,11 @@ impl Style {
     /// than with two or more spaces; the space unit is the most common
     /// indentation step between consecutive lines (2, 3, 4 or 8), else 4.
     pub fn infer(text: &str) -> Style {
-        Style::infer_with_evidence(text).0
-    }
-
-    /// The style of `text`, and how many indented lines show it.
-    pub fn infer_with_evidence(text: &str) -> (Style, usize) {
         let mut end = text.len().min(SAMPLE_BYTES);
         while !text.is_char_boundary(end) {
             end -= 1;
         }
-        let sample = &text[..end];
-        let style = Style::infer_lines(sample.lines()).unwrap_or(Style::Spaces(4));
-        let shown = sample
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .filter(|l| match style {
-                Style::Tabs => l.starts_with('\t'),
-                Style::Spaces(_) => l.starts_with("  "),
-            })
-            .count();
-        (style, shown)
+        Style::infer_lines(text[..end].lines()).unwrap_or(Style::Spaces(4))
     }
 
     /// The style shown by some lines, `None` when they show none.

@@ -80,8 +80,6 @@ pub struct Locator<'a> {
     pub line_ending: LineEnding,
     /// The file's indentation style.
     pub style: Style,
-    /// How many of the file's lines show that style.
-    pub style_evidence: usize,
     /// The file's language, when it has a grammar (syntax as evidence).
     pub language: Option<Language>,
 }
@@ -700,16 +698,17 @@ impl Locator<'_> {
     ) -> Result<Located, Miss> {
         let span = span_of(len, &byte, &m);
         let before = slice(span.line_start..m.start);
+        let ends_line = m.end >= span.content_end;
         let literal = Located {
             range: m.clone(),
-            text: self.exact_substring_text(r, before.is_empty())?,
+            text: self.exact_substring_text(r, before.is_empty(), ends_line)?,
         };
         if m.is_empty() || !before.trim().is_empty() {
             return Ok(literal);
         }
         let search = split_lines(&r.search, MatchUnit::Substring);
         let replace = split_lines(&r.replace, MatchUnit::Substring);
-        if m.end >= span.content_end {
+        if ends_line {
             // Whole lines. When old_string dropped the first line's
             // indentation and new_string's first line is indented, the
             // model dropped it from old_string only: widened to the line.
@@ -719,7 +718,7 @@ impl Locator<'_> {
             return Ok(if widen {
                 Located {
                     range: span.line_start..m.end,
-                    text: self.exact_substring_text(r, true)?,
+                    text: self.exact_substring_text(r, true, true)?,
                 }
             } else {
                 literal
@@ -824,15 +823,19 @@ impl Locator<'_> {
     /// `new_string` in the file's line ending, and in the file's
     /// indentation style when the payload uses the other one (its first
     /// line only when it starts a line).
-    fn exact_substring_text(&self, r: &Replace, starts_line: bool) -> Result<String, Miss> {
+    fn exact_substring_text(
+        &self,
+        r: &Replace,
+        starts_line: bool,
+        ends_line: bool,
+    ) -> Result<String, Miss> {
         let search = split_lines(&r.search, MatchUnit::Substring);
         let replace = split_lines(&r.replace, MatchUnit::Substring);
         let lines = search.iter().chain(&replace).copied();
         let pairs = search.iter().map(|s| (*s, *s));
-        // A string tool's text is literal: converted only when it is
-        // clearly code in the other style, in a file that clearly has one.
-        let foreign_lines = replace.iter().skip(1).filter(|l| !indent::indent(l).is_empty()).count();
-        let code_like = r.search.ends_with('\n') && foreign_lines >= 2 && self.style_evidence >= 4;
+        // A string tool's text is literal: converted only when it is whole
+        // lines (it starts a line, or with a line break, and ends with one).
+        let code_like = (starts_line || r.search.starts_with('\n')) && ends_line;
         if replace.is_empty() || !code_like || !indent::foreign(self.style, pairs, lines) {
             return Ok(self.line_ending.apply(&r.replace));
         }

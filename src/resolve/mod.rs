@@ -200,7 +200,7 @@ struct FileResolver<'o, 'c> {
     existed: bool,
     renamed_to: Option<WorkspacePath>,
     line_ending: LineEnding,
-    style: (indent::Style, usize),
+    style: indent::Style,
     language: Option<crate::syntax::Language>,
     config: &'c ResolveConfig,
     /// Original hits of each sequential replace's exact needle, by edit index.
@@ -246,7 +246,7 @@ impl<'o, 'c> FileResolver<'o, 'c> {
             existed: exists,
             renamed_to: None,
             line_ending,
-            style: indent::Style::infer_with_evidence(original),
+            style: indent::Style::infer(original),
             language: crate::syntax::Language::of_path(path.as_str()),
             config,
             orig_hits: Default::default(),
@@ -257,10 +257,7 @@ impl<'o, 'c> FileResolver<'o, 'c> {
                 .any(|e| matches!(&e.op, EditOp::Replace(r) if r.line_hint.is_some())),
             errors: Vec::new(),
             applied: Vec::new(),
-            history: edits
-                .iter()
-                .any(|e| e.op == EditOp::Undo)
-                .then(Vec::new),
+            history: edits.iter().any(|e| e.op == EditOp::Undo).then(Vec::new),
         };
         file.find_original_hits(edits);
         file
@@ -270,8 +267,7 @@ impl<'o, 'c> FileResolver<'o, 'c> {
         Locator {
             config: self.config,
             line_ending: self.line_ending,
-            style: self.style.0,
-            style_evidence: self.style.1,
+            style: self.style,
             language: self.language,
         }
     }
@@ -684,14 +680,18 @@ impl<'o, 'c> FileResolver<'o, 'c> {
                 EditOp::Replace(r) if r.search == r.replace && !r.search.is_empty() => {
                     Err(self.messages().no_op(edit))
                 }
-                EditOp::Replace(r) => self.locate_hunk(&locator, &lines, edit, r, prev_end_line, prev),
+                EditOp::Replace(r) => {
+                    self.locate_hunk(&locator, &lines, edit, r, prev_end_line, prev)
+                }
                 EditOp::Anchored(a) => self.locate_anchored(&locator, &lines, edit, a),
                 _ => Err(self.messages().unsupported_in_group(edit)),
             };
             match result {
                 Ok((locs, end_line)) => {
                     prev_end_line = end_line;
-                    let start = locs.first().map_or(0, |l| lines.index.line_of(l.range.start));
+                    let start = locs
+                        .first()
+                        .map_or(0, |l| lines.index.line_of(l.range.start));
                     prev = Some((edit.index, start));
                     located.push((edit, locs, end_line));
                 }
@@ -770,7 +770,11 @@ impl<'o, 'c> FileResolver<'o, 'c> {
                 });
                 match again {
                     Some(found) => found,
-                    None => return Err(self.out_of_order(locator, lines, edit, r, &search, prev_end, prev)),
+                    None => {
+                        return Err(
+                            self.out_of_order(locator, lines, edit, r, &search, prev_end, prev)
+                        )
+                    }
                 }
             }
         };
@@ -807,7 +811,9 @@ impl<'o, 'c> FileResolver<'o, 'c> {
     ) -> EditError {
         let n = search.len();
         if let Some((_, _, _, starts)) = self.hunk_candidates(locator, lines, search, r, 0) {
-            let overlapping = starts.iter().find(|&&s| s < prev_end && s + n > prev.map_or(0, |p| p.1));
+            let overlapping = starts
+                .iter()
+                .find(|&&s| s < prev_end && s + n > prev.map_or(0, |p| p.1));
             if let (Some(&s), Some((other, prev_start))) = (overlapping, prev) {
                 let at = self.orig_line_of_offset(lines.index.start(s));
                 let first = self.orig_line_of_offset(lines.index.start(prev_start));

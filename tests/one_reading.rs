@@ -1,0 +1,258 @@
+//! "One reading or none" (`FORMATS.md` §3): one regression test per cause
+//! of a silent wrong edit found on payloads built from real commits. Each
+//! checks the result an author meant (or a refusal), not the engine's plan.
+
+mod common;
+
+use common::MemFiles;
+use llm_edit_lsp::engine::{Options, Outcome};
+
+fn run(path: &str, file: &str, payload: &str, options: &Options) -> Outcome {
+    MemFiles::new().with(path, file).run(payload, options)
+}
+
+/// The file after the payload, or the error kinds when it was refused.
+fn result(path: &str, file: &str, payload: &str) -> Result<String, Vec<String>> {
+    result_with(path, file, payload, &Options::default())
+}
+
+fn result_with(
+    path: &str,
+    file: &str,
+    payload: &str,
+    options: &Options,
+) -> Result<String, Vec<String>> {
+    let outcome = run(path, file, payload, options);
+    if !outcome.errors.is_empty() {
+        return Err(outcome.errors.iter().map(|e| e.kind.to_string()).collect());
+    }
+    Ok(outcome
+        .files
+        .iter()
+        .find(|f| f.path.as_str() == path)
+        .and_then(|f| f.after.clone())
+        .unwrap_or_else(|| file.to_string()))
+}
+
+fn edit_file(path: &str, old: &str, new: &str) -> String {
+    serde_json::json!({"name": "edit_file", "arguments": {"path": path, "old_string": old, "new_string": new}})
+        .to_string()
+}
+
+fn sr(path: &str, search: &str, replace: &str) -> String {
+    format!("{path}\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n")
+}
+
+#[test]
+fn deleting_a_cut_line_through_a_string_tool_keeps_the_line_break_before_it() {
+    let file = "import os\nfrom cStringIO import StringIO\nimport sys\n";
+    let got = result("a.py", file, &edit_file("a.py", "from cStringIO i\n", ""));
+    assert_eq!(got.unwrap(), "import os\nimport sys\n");
+}
+
+#[test]
+fn a_new_string_ending_in_a_newline_keeps_it_after_a_tolerant_match() {
+    let file = "def f():\n    a = 1\n    b = 2\n";
+    // old_string dedented (trimmed pass), new_string adds a line after it.
+    let got = result(
+        "a.py",
+        file,
+        &edit_file("a.py", "a = 1\nb = 2", "a = 1\nb = 2\nc = 3\n"),
+    );
+    assert_eq!(
+        got.unwrap(),
+        "def f():\n    a = 1\n    b = 2\n    c = 3\n\n"
+    );
+}
+
+#[test]
+fn a_tab_file_gets_tabs_even_when_the_matched_lines_hold_none() {
+    let file = "package a\n\nfunc f() {\n\treturn\n}\n";
+    let payload = sr(
+        "a.go",
+        "func f() {\n",
+        "func f() {\n    x := 1\n    if x > 0 {\n        g()\n    }\n",
+    );
+    assert_eq!(
+        result("a.go", file, &payload).unwrap(),
+        "package a\n\nfunc f() {\n\tx := 1\n\tif x > 0 {\n\t\tg()\n\t}\n\treturn\n}\n"
+    );
+}
+
+#[test]
+fn a_payload_tab_becomes_the_files_own_unit() {
+    let file = "function f() {\n  if (a) {\n    go();\n  }\n}\n";
+    let payload = sr(
+        "a.js",
+        "\tif (a) {\n\t\tgo();\n\t}\n",
+        "\tif (a) {\n\t\tgo();\n\t\tstop();\n\t}\n",
+    );
+    assert_eq!(
+        result("a.js", file, &payload).unwrap(),
+        "function f() {\n  if (a) {\n    go();\n    stop();\n  }\n}\n"
+    );
+}
+
+#[test]
+fn new_tab_lines_in_a_space_file_are_written_with_spaces() {
+    let file = "class A:\n    pass\n\n\ndef f():\n    if y:\n        return 1\n";
+    // The matched lines show what a tab stands for (four columns here).
+    let payload = sr(
+        "a.py",
+        "def f():\n\tif y:\n",
+        "def f():\n\tif x:\n\t\treturn 2\n\tif y:\n",
+    );
+    assert_eq!(
+        result("a.py", file, &payload).unwrap(),
+        "class A:\n    pass\n\n\ndef f():\n    if x:\n        return 2\n    if y:\n        return 1\n"
+    );
+    // Nothing shows it: a tab could be 2, 4 or 8 columns.
+    let payload = sr("a.py", "def f():\n", "def f():\n\tif x:\n\t\treturn 2\n");
+    assert_eq!(result("a.py", file, &payload).unwrap_err(), ["ambiguous"]);
+}
+
+#[test]
+fn repeated_context_paired_two_ways_is_refused() {
+    // The file's two `}` differ in trailing whitespace; which one survives
+    // depends on how the repeated lines are paired.
+    let file = "a {\n}  \nb {\n}\n";
+    let payload = sr("a.txt", "a {\n}\nb {\n}\n", "a {\n}\n");
+    assert_eq!(result("a.txt", file, &payload).unwrap_err(), ["ambiguous"]);
+}
+
+#[test]
+fn one_mis_indented_line_does_not_shift_the_inserted_lines() {
+    let file = "def f():\n    a = 1\n    b = 2\n    c = 3\n";
+    // `b = 2` slipped by 4; the inserted line is as the author wrote it.
+    let payload = sr(
+        "a.py",
+        "    a = 1\n        b = 2\n    c = 3\n",
+        "    a = 1\n        b = 2\n    c = 3\n    d = 4\n",
+    );
+    // The slipped context line may also be the line as it will be: refused.
+    assert_eq!(result("a.py", file, &payload).unwrap_err(), ["ambiguous"]);
+}
+
+#[test]
+fn a_context_line_written_as_it_will_be_is_refused_not_reverted() {
+    let file = "def t():\n    with raises(E):\n        run()\n        assert ok\n    done()\n";
+    // The search shows `assert ok` dedented, as it will be after the edit.
+    let payload = sr(
+        "a.py",
+        "    with raises(E):\n        run()\n    assert ok\n    done()\n",
+        "    with raises(E):\n        run()\n\n    assert ok\n    done()\n",
+    );
+    assert_eq!(result("a.py", file, &payload).unwrap_err(), ["ambiguous"]);
+}
+
+#[test]
+fn a_string_tool_dedented_old_string_is_widened_to_whole_lines() {
+    let file = "def f():\n    x = compute(1,\n                2)\n    return x\n";
+    let got = result(
+        "a.py",
+        file,
+        &edit_file("a.py", "return x\n", "    return x + 1\n"),
+    );
+    assert_eq!(
+        got.unwrap(),
+        "def f():\n    x = compute(1,\n                2)\n    return x + 1\n"
+    );
+}
+
+#[test]
+fn a_string_tool_text_ending_inside_a_line_that_may_be_cut_is_refused() {
+    let file = "// Copyright 2013-2022 The Cobra Authors\npackage a\n";
+    let payload = edit_file(
+        "a.go",
+        "// Copyright 2013-2022 The",
+        "// Copyright 2013-2023 The Cobra Authors",
+    );
+    assert_eq!(result("a.go", file, &payload).unwrap_err(), ["ambiguous"]);
+}
+
+#[test]
+fn a_block_search_is_never_a_raw_substring_of_a_longer_line() {
+    let file = "def f(xs):\n    return sum(xs)\n";
+    let payload = sr("a.py", "    return\n", "    return None\n");
+    assert_eq!(result("a.py", file, &payload).unwrap_err(), ["not_found"]);
+}
+
+#[test]
+fn a_stale_hint_near_a_duplicate_picks_nothing() {
+    let file = "def a():\n    return None\n# 1\n# 2\n# 3\n# 4\n# 5\ndef b():\n    return None\n";
+    let payload = "<apply_diff><path>a.py</path><diff>\n<<<<<<< SEARCH\n:start_line:7\n-------\n    return None\n=======\n    return 0\n>>>>>>> REPLACE\n</diff></apply_diff>\n";
+    assert_eq!(result("a.py", file, payload).unwrap_err(), ["ambiguous"]);
+}
+
+#[test]
+fn apply_patch_hunks_never_take_the_first_match_by_default() {
+    let file = "a:\n  x: 0\nb:\n  x: 0\n";
+    let payload = "*** Begin Patch\n*** Update File: a.yml\n@@\n-  x: 0\n+  x: 1\n*** End Patch\n";
+    assert_eq!(result("a.yml", file, payload).unwrap_err(), ["ambiguous"]);
+    // The `@@` context line pins it.
+    let payload =
+        "*** Begin Patch\n*** Update File: a.yml\n@@ b:\n-  x: 0\n+  x: 1\n*** End Patch\n";
+    assert_eq!(
+        result("a.yml", file, payload).unwrap(),
+        "a:\n  x: 0\nb:\n  x: 1\n"
+    );
+}
+
+#[test]
+fn fuzzy_never_writes_line_numbers_and_never_slides_a_window() {
+    let fuzzy = Options {
+        fuzzy: Some(0.8),
+        ..Options::default()
+    };
+    let file = "fn main() {\n    let total = compute(items);\n    println!(\"{total}\");\n}\n";
+    let numbered = sr(
+        "a.rs",
+        "2 |     let totl = compute(items);\n",
+        "2 |     let total = compute(&items);\n",
+    );
+    let got = result_with("a.rs", file, &numbered, &fuzzy);
+    if let Ok(text) = &got {
+        assert!(!text.contains("2 |"), "line numbers written: {text}");
+    }
+    // A search line dropped: the window does not pair line by line.
+    let dropped = sr(
+        "a.rs",
+        "fn main() {\n    println!(\"{total}\");\n}\n",
+        "fn main() {\n    println!(\"total: {total}\");\n}\n",
+    );
+    let got = result_with("a.rs", file, &dropped, &fuzzy);
+    assert!(got.is_err(), "{got:?}");
+}
+
+#[test]
+fn undo_edit_undoes_the_previous_edit_of_the_file() {
+    let file = "a = 1\nb = 2\n";
+    let payload = r#"[
+        {"name": "str_replace_based_edit_tool", "input": {"command": "str_replace", "path": "a.py", "old_str": "a = 1", "new_str": "a = 10"}},
+        {"name": "str_replace_based_edit_tool", "input": {"command": "str_replace", "path": "a.py", "old_str": "b = 2", "new_str": "b = 20"}},
+        {"name": "str_replace_based_edit_tool", "input": {"command": "undo_edit", "path": "a.py"}}
+    ]"#;
+    assert_eq!(result("a.py", file, payload).unwrap(), "a = 10\nb = 2\n");
+    let lone = r#"{"name": "str_replace_based_edit_tool", "input": {"command": "undo_edit", "path": "a.py"}}"#;
+    assert_eq!(result("a.py", file, lone).unwrap_err(), ["parse"]);
+}
+
+#[test]
+fn empty_old_and_new_strings_are_no_op() {
+    let payload = edit_file("a.py", "", "");
+    assert_eq!(result("a.py", "x = 1\n", &payload).unwrap_err(), ["no_op"]);
+}
+
+#[test]
+fn a_whitespace_prefix_on_every_line_is_removed_exactly_in_a_mixed_file() {
+    let file = "var L = License{\n\tHeader: `\n    http://x\n`,\n}\n";
+    let payload = sr(
+        "a.go",
+        "    \tHeader: `\n        http://x\n    `,\n",
+        "    \tHeader: `\n        http://y\n    `,\n",
+    );
+    assert_eq!(
+        result("a.go", file, &payload).unwrap(),
+        "var L = License{\n\tHeader: `\n    http://y\n`,\n}\n"
+    );
+}
