@@ -436,6 +436,9 @@ impl Locator<'_> {
                 |m| m.start,
                 |m| m.start..m.end - 1,
             )?;
+            if !r.replace_all {
+                self.no_fuzzy_rival(lines, &search, &chosen[0])?;
+            }
             return chosen
                 .into_iter()
                 .map(|m| {
@@ -453,6 +456,44 @@ impl Locator<'_> {
                 .collect();
         }
         Err(Miss::NotFound { near: None })
+    }
+
+    /// A loose match with a rival elsewhere — a window where every search
+    /// line but one is the file's line (trimmed), or, with fuzzy matching
+    /// on, a window within the fuzzy threshold — was likely blended from
+    /// two near-duplicate places: `ambiguous`.
+    fn no_fuzzy_rival(
+        &self,
+        lines: &Lines,
+        search: &[&str],
+        chosen: &Range<usize>,
+    ) -> Result<(), Miss> {
+        let n = search.len();
+        let apart = |s: usize| s + n <= chosen.start || s >= chosen.end;
+        let mut rivals: Vec<Range<usize>> = near_duplicates(lines, search)
+            .into_iter()
+            .filter(|&s| apart(s))
+            .map(|s| s..s + n - 1)
+            .collect();
+        if let (MatchMode::Tolerant, Some(threshold)) = (self.config.match_mode, self.config.fuzzy)
+        {
+            let deadline = Instant::now() + self.config.fuzzy_deadline;
+            rivals.extend(
+                fuzzy::find(lines, search, threshold, deadline)
+                    .candidates
+                    .iter()
+                    .filter(|c| apart(c.start) && !rivals.iter().any(|r| r.start == c.start))
+                    .map(|c| c.start..c.start + n - 1)
+                    .collect::<Vec<_>>(),
+            );
+        }
+        if rivals.is_empty() {
+            return Ok(());
+        }
+        let mut candidates = rivals;
+        candidates.push(chosen.start..chosen.end - 1);
+        candidates.sort_by_key(|c| c.start);
+        Err(Miss::Ambiguous { candidates })
     }
 
     /// A string tool's whole-line match written as the literal replace of
@@ -909,6 +950,30 @@ impl Locator<'_> {
             differs_at,
         })
     }
+}
+
+/// Start lines of windows (searches of three lines or more) where all
+/// search lines but one equal the file's, trimmed.
+fn near_duplicates(lines: &Lines, search: &[&str]) -> Vec<usize> {
+    let n = search.len();
+    if n < 3 || n > lines.len() {
+        return Vec::new();
+    }
+    let want: Vec<&str> = search.iter().map(|l| l.trim()).collect();
+    (0..=lines.len() - n)
+        .filter(|&s| {
+            let mut misses = 0;
+            for (j, w) in want.iter().enumerate() {
+                if lines.line(s + j).trim() != *w {
+                    misses += 1;
+                    if misses > 1 {
+                        return false;
+                    }
+                }
+            }
+            true
+        })
+        .collect()
 }
 
 /// `lines` of a text with file lines `at` replaced by `new_lines`.

@@ -771,9 +771,14 @@ impl<'o, 'c> FileResolver<'o, 'c> {
                 match again {
                     Some(found) => found,
                     None => {
-                        return Err(
-                            self.out_of_order(locator, lines, edit, r, &search, prev_end, prev)
-                        )
+                        return Err(self.out_of_order(
+                            locator,
+                            lines,
+                            edit,
+                            r,
+                            &search,
+                            (prev_end, prev),
+                        ))
                     }
                 }
             }
@@ -806,8 +811,7 @@ impl<'o, 'c> FileResolver<'o, 'c> {
         edit: &Edit,
         r: &Replace,
         search: &[&str],
-        prev_end: usize,
-        prev: Option<(usize, usize)>,
+        (prev_end, prev): (usize, Option<(usize, usize)>),
     ) -> EditError {
         let n = search.len();
         if let Some((_, _, _, starts)) = self.hunk_candidates(locator, lines, search, r, 0) {
