@@ -165,3 +165,102 @@ fn modify_file_ambiguous_end() {
 fn no_edit_in_payload() {
     insta::assert_snapshot!(errors(&[], "Sure! Here is what I would change: nothing."));
 }
+
+// "One reading or none": every refusal names the readings it could not
+// choose between and what to change.
+
+#[test]
+fn ambiguous_slipped_context_line() {
+    let file: &[u8] = b"def f():\n    a = 1\n    b = 2\n    c = 3\n";
+    insta::assert_snapshot!(errors(
+        &[("a.py", file)],
+        &sr(
+            "a.py",
+            "    a = 1\n        b = 2\n    c = 3\n",
+            "    a = 1\n        b = 2\n    c = 3\n    d = 4\n"
+        )
+    ));
+}
+
+#[test]
+fn ambiguous_mixed_shifts() {
+    let file: &[u8] = b"    a = 1\n    b = 2\n    c = 3\n    d = 4\n";
+    insta::assert_snapshot!(errors(
+        &[("a.py", file)],
+        &sr(
+            "a.py",
+            "        a = 1\n            b = 2\n    c = 3\n    d = 4\n",
+            "        a = 1\n            b = 2\n        x = 0\n    c = 3\n    d = 4\n"
+        )
+    ));
+}
+
+#[test]
+fn ambiguous_payload_unit() {
+    let file: &[u8] = b"class A:\n    pass\n\n\ndef f():\n    return 1\n";
+    insta::assert_snapshot!(errors(
+        &[("a.py", file)],
+        &sr("a.py", "def f():\n", "def f():\n\tif x:\n\t\treturn 2\n")
+    ));
+}
+
+#[test]
+fn ambiguous_repeated_lines() {
+    let file: &[u8] = b"a {\n}  \nb {\n}\n";
+    insta::assert_snapshot!(errors(
+        &[("a.txt", file)],
+        &sr("a.txt", "a {\n}\nb {\n}\n", "a {\n}\n")
+    ));
+}
+
+#[test]
+fn ambiguous_fragment_or_cut_line() {
+    let file: &[u8] = b"// Copyright 2013-2022 The Cobra Authors\npackage a\n";
+    let payload = r#"{"name": "edit_file", "arguments": {"path": "a.go", "old_string": "// Copyright 2013-2022 The", "new_string": "// Copyright 2013-2023 The Cobra Authors"}}"#;
+    insta::assert_snapshot!(errors(&[("a.go", file)], payload));
+}
+
+#[test]
+fn ambiguous_cut_line_as_it_will_be() {
+    let file: &[u8] =
+        b"import pytest\nfrom flask import g, session\nfrom flaskr.db import get_db\n";
+    insta::assert_snapshot!(errors(
+        &[("t.py", file)],
+        &sr(
+            "t.py",
+            "import pytest\nfrom flask import g\n",
+            "import pytest\nfrom flask import g\nfrom flask import session\n"
+        )
+    ));
+}
+
+#[test]
+fn not_found_loose_match_breaks_syntax() {
+    let file: &[u8] = b"fn f() {\n    let a = 1;\n    g(a);\n}\n";
+    insta::assert_snapshot!(errors(
+        &[("a.rs", file)],
+        &sr("a.rs", "let a = 1;\ng(a);\n", "let a = 1;\ng(a\n")
+    ));
+}
+
+#[test]
+fn hunk_before_the_previous_one() {
+    let file: &[u8] = b"one\ntwo\nthree\nfour\n";
+    let payload =
+        "*** Begin Patch\n*** Update File: a.txt\n@@\n-four\n+4\n@@\n-one\n+1\n*** End Patch\n";
+    insta::assert_snapshot!(errors(&[("a.txt", file)], payload));
+}
+
+#[test]
+fn undo_edit_with_nothing_to_undo() {
+    let file: &[u8] = b"a = 1\n";
+    let payload = r#"{"name": "str_replace_based_edit_tool", "input": {"command": "undo_edit", "path": "a.py"}}"#;
+    insta::assert_snapshot!(errors(&[("a.py", file)], payload));
+}
+
+#[test]
+fn no_op_with_both_strings_empty() {
+    let file: &[u8] = b"a = 1\n";
+    let payload = r#"{"name": "edit_file", "arguments": {"path": "a.py", "old_string": "", "new_string": ""}}"#;
+    insta::assert_snapshot!(errors(&[("a.py", file)], payload));
+}
