@@ -216,12 +216,19 @@ pub fn nearest(file: &Lines, search: &[&str], deadline: Instant) -> Option<Score
     starts.sort_unstable_by(|a, b| b.cmp(a));
     starts.truncate(32);
     let mut candidates: Vec<usize> = starts.into_iter().map(|(_, s)| s).collect();
-    if candidates.is_empty() && file.len() <= 20_000 {
-        candidates = (0..=file.len() - n_win).collect();
+    // No line in common: score every window of a small file, and windows
+    // at a stride in a large one (the scan is then not complete).
+    let mut complete = true;
+    if candidates.is_empty() {
+        let windows = file.len() - n_win + 1;
+        let stride = windows.div_ceil(20_000).max(1);
+        complete = stride == 1;
+        candidates = (0..windows).step_by(stride).collect();
     }
     let mut best: Option<Scored> = None;
-    for (k, start) in candidates.into_iter().enumerate() {
+    for (k, start) in candidates.iter().copied().enumerate() {
         if k % 64 == 63 && Instant::now() > deadline {
+            complete = false;
             break;
         }
         let window: Vec<&str> = (start..start + n_win).map(|i| file.line(i)).collect();
@@ -233,7 +240,9 @@ pub fn nearest(file: &Lines, search: &[&str], deadline: Instant) -> Option<Score
             });
         }
     }
-    best.filter(|b| b.similarity >= 0.5)
+    // "Nothing similar" only when every window was looked at: a scan cut
+    // short by its deadline or a stride reports the closest it saw.
+    best.filter(|b| b.similarity >= 0.5 || !complete)
 }
 
 #[cfg(test)]
@@ -259,6 +268,18 @@ mod tests {
         assert!(scan.candidates[0].similarity > 0.9);
         let none = find(&file, &["something else entirely"], 0.9, later());
         assert!(none.candidates.is_empty());
+    }
+
+    #[test]
+    fn a_cut_short_scan_never_claims_nothing_is_similar() {
+        // 60,000 lines with no line in common with the search: the scan
+        // strides, so it reports the closest window it saw.
+        let text: String = (0..60_000)
+            .map(|i| format!("line number {i} of the file\n"))
+            .collect();
+        let file = Lines::new(&text);
+        let near = nearest(&file, &["lime numbar 31000 of the fille"], later());
+        assert!(near.is_some());
     }
 
     #[test]
