@@ -723,11 +723,11 @@ impl Locator<'_> {
         .map_err(|why| Miss::Undecided { lines: 0..0, why })
     }
 
-    /// A string tool's exact match (`FORMATS.md` §3): whole lines as they
-    /// are; a match that starts after a line's indentation and ends at a
-    /// line end is whole lines (widened, re-indented line by line); a match
-    /// that starts a line and ends inside one is the text or the line cut
-    /// short — applied only when both readings write the same.
+    /// A string tool's exact match (`FORMATS.md` §3): the text replaced
+    /// where it is; widened to the line start when `old_string` dropped the
+    /// first line's indentation and `new_string` did not; a text that starts
+    /// a line and ends inside one is the text or the line cut short —
+    /// applied when both readings write the same, or syntax rules one out.
     fn exact_substring(
         &self,
         len: usize,
