@@ -256,3 +256,16 @@ fn a_whitespace_prefix_on_every_line_is_removed_exactly_in_a_mixed_file() {
         "var L = License{\n\tHeader: `\n    http://y\n`,\n}\n"
     );
 }
+
+#[test]
+fn spaces_inside_a_go_raw_string_are_not_converted_to_tabs() {
+    let file = "package a\n\nvar s = `\n    keep\n`\n\nfunc f() {\n\tg()\n}\n";
+    // A payload written with spaces for the tab-indented code, whose new
+    // line lies inside the raw string.
+    let payload = sr("a.go", "    keep\n`\n", "    keep\n    more\n`\n");
+    let got = result("a.go", file, &payload);
+    assert!(
+        got.as_ref().is_ok_and(|t| t.contains("\n    more\n")) || got.is_err(),
+        "{got:?}"
+    );
+}

@@ -376,6 +376,37 @@ impl Locator<'_> {
             lines: report.clone(),
             why,
         })?;
+        // Converting a foreign payload's spaces to tabs inside a string
+        // literal (a Go raw string's text in a tab-indented file) would
+        // change the string's text: not a reading to guess. (Tabs to spaces
+        // inside a space-indented file's docstring is what its author writes.)
+        if let (Some((language, lines)), Style::Tabs) = (evidence, self.style) {
+            let payload = search.iter().chain(replace).copied();
+            let pairs = search.iter().copied().zip(file.iter().copied());
+            if base_errors(language, lines) == Some(0)
+                && indent::foreign(self.style, pairs, payload)
+            {
+                let converted: Vec<usize> = (0..new_lines.len().min(replace.len()))
+                    .filter(|&k| {
+                        new_lines[k] != replace[k]
+                            && indent::indent(&new_lines[k]) != indent::indent(replace[k])
+                    })
+                    .collect();
+                if !converted.is_empty() {
+                    let (text, starts) =
+                        splice_with_starts(lines, at.clone(), &new_lines, self.line_ending);
+                    let offsets: Vec<usize> = converted.iter().map(|&k| starts[k]).collect();
+                    if let Some(k) = syntax::in_string(language, &text, &offsets)
+                        .and_then(|inside| inside.iter().position(|&b| b))
+                    {
+                        return Err(Miss::Undecided {
+                            lines: report.start + converted[k]..report.start + converted[k],
+                            why: Undecided::InString,
+                        });
+                    }
+                }
+            }
+        }
         // A loose match must not break a file that parsed (`FORMATS.md` §3):
         // the model meant code, not a syntax error.
         if pass.is_tolerant() {
@@ -974,6 +1005,27 @@ fn near_duplicates(lines: &Lines, search: &[&str]) -> Vec<usize> {
             true
         })
         .collect()
+}
+
+/// As [`splice`], with the offset where each new line starts.
+fn splice_with_starts(
+    lines: &Lines,
+    at: Range<usize>,
+    new_lines: &[String],
+    le: LineEnding,
+) -> (String, Vec<usize>) {
+    let start = lines.index.start(at.start.min(lines.len()));
+    let end = lines.index.start(at.end.min(lines.len()));
+    let mut text = String::with_capacity(lines.text.len() + 64);
+    text.push_str(&lines.text[..start]);
+    let mut starts = Vec::with_capacity(new_lines.len());
+    for l in new_lines {
+        starts.push(text.len() + indent::indent(l).len());
+        text.push_str(l);
+        text.push_str(le.as_str());
+    }
+    text.push_str(&lines.text[end..]);
+    (text, starts)
 }
 
 /// `lines` of a text with file lines `at` replaced by `new_lines`.

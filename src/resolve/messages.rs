@@ -73,6 +73,7 @@ impl Messages<'_> {
                 let line = r.search.lines().nth(*j).unwrap_or("").trim();
                 format!("the line `{line}` differs from the file's line there, and it could be a copy with a mistake (keep the file's line) or the line as it should become (write it as given); copy that line exactly as it is in the file, and put any change in the replacement only")
             }
+            Undecided::InString => "the payload is indented in the other style than the file, and a line it converts lies inside a string literal, whose text the conversion would change; write those lines exactly as they should be in the file".to_string(),
             Undecided::Negative => "the replacement's indentation cannot be carried over to the file (a line would go left of column 0); copy the search lines with the file's exact indentation".to_string(),
         };
         self.error(

@@ -44,6 +44,9 @@ pub enum Undecided {
     Context(usize),
     /// Every reading would indent some line below column 0.
     Negative,
+    /// Converting the payload's indentation would change the text of a
+    /// string literal.
+    InString,
 }
 
 /// What one tolerant (or exact) match writes.

@@ -118,6 +118,33 @@ pub fn errors(language: Language, text: &str) -> Option<Errors> {
     Some(Errors { lines })
 }
 
+/// For each byte offset of `text`, whether it lies inside a string literal
+/// (raw strings, docstrings, templates, heredocs included); `None` when the
+/// text could not be parsed.
+pub fn in_string(language: Language, text: &str, offsets: &[usize]) -> Option<Vec<bool>> {
+    let tree = parse(language, text)?;
+    let root = tree.root_node();
+    Some(
+        offsets
+            .iter()
+            .map(|&at| {
+                let mut node = root.descendant_for_byte_range(at, at);
+                while let Some(n) = node {
+                    let kind = n.kind();
+                    if kind.contains("string")
+                        || kind.contains("heredoc")
+                        || kind.contains("template")
+                    {
+                        return n.start_byte() < at;
+                    }
+                    node = n.parent();
+                }
+                false
+            })
+            .collect(),
+    )
+}
+
 fn collect(node: Node, lines: &mut Vec<usize>) {
     if !node.has_error() {
         return;
@@ -135,6 +162,17 @@ fn collect(node: Node, lines: &mut Vec<usize>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn offsets_inside_string_literals() {
+        let text = "package a\n\nvar s = `\n    inside\n`\n\nfunc f() {\n\tg()\n}\n";
+        let inside = text.find("    inside").unwrap();
+        let outside = text.find("\tg()").unwrap();
+        assert_eq!(
+            in_string(Language::Go, text, &[inside, outside]),
+            Some(vec![true, false])
+        );
+    }
 
     #[test]
     fn languages_by_extension() {
