@@ -264,3 +264,16 @@ fn no_op_with_both_strings_empty() {
     let payload = r#"{"name": "edit_file", "arguments": {"path": "a.py", "old_string": "", "new_string": ""}}"#;
     insta::assert_snapshot!(errors(&[("a.py", file)], payload));
 }
+
+#[test]
+fn ambiguous_conversion_inside_a_string_literal() {
+    let file: &[u8] = b"package a\n\nfunc f() {\n\tg(1)\n\th(2)\n}\n";
+    insta::assert_snapshot!(errors(
+        &[("a.go", file)],
+        &sr(
+            "a.go",
+            "func f() {\n    g(1)\n    h(2)\n}\n",
+            "func f() {\n    s := `\n    text\n`\n    g(1)\n    h(2)\n}\n"
+        )
+    ));
+}

@@ -396,11 +396,10 @@ impl Locator<'_> {
                     let (text, starts) =
                         splice_with_starts(lines, at.clone(), &new_lines, self.line_ending);
                     let offsets: Vec<usize> = converted.iter().map(|&k| starts[k]).collect();
-                    if let Some(k) = syntax::in_string(language, &text, &offsets)
-                        .and_then(|inside| inside.iter().position(|&b| b))
-                    {
+                    let inside = syntax::in_string(language, &text, &offsets);
+                    if inside.is_some_and(|inside| inside.contains(&true)) {
                         return Err(Miss::Undecided {
-                            lines: report.start + converted[k]..report.start + converted[k],
+                            lines: report.clone(),
                             why: Undecided::InString,
                         });
                     }
