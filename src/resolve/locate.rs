@@ -101,6 +101,53 @@ pub fn split_lines(text: &str, unit: MatchUnit) -> Vec<&str> {
     }
 }
 
+/// Read access to the current text, whether the piece table (read in
+/// place) or a materialized string, for what an exact match writes.
+pub trait TextView {
+    /// Length in bytes.
+    fn len(&self) -> usize;
+    /// No bytes.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The byte at `i`.
+    fn byte(&self, i: usize) -> u8;
+    /// The text of `range` (on char boundaries).
+    fn slice(&self, range: Range<usize>) -> String;
+    /// The whole text (materialized, for syntax evidence only).
+    fn whole(&self) -> String;
+}
+
+impl TextView for Doc<'_> {
+    fn len(&self) -> usize {
+        Doc::len(self)
+    }
+    fn byte(&self, i: usize) -> u8 {
+        self.byte_at(i)
+    }
+    fn slice(&self, range: Range<usize>) -> String {
+        Doc::slice(self, range)
+    }
+    fn whole(&self) -> String {
+        self.text().to_string()
+    }
+}
+
+impl TextView for str {
+    fn len(&self) -> usize {
+        str::len(self)
+    }
+    fn byte(&self, i: usize) -> u8 {
+        self.as_bytes()[i]
+    }
+    fn slice(&self, range: Range<usize>) -> String {
+        self[range].to_string()
+    }
+    fn whole(&self) -> String {
+        self.to_string()
+    }
+}
+
 /// Where a byte range sits among the lines of a text.
 struct Span {
     /// Offset of the first line's start.
@@ -179,15 +226,8 @@ impl Locator<'_> {
             return chosen
                 .into_iter()
                 .map(|m| {
-                    self.exact_replacement(
-                        doc.len(),
-                        |i| doc.byte_at(i),
-                        |a| doc.slice(a),
-                        || doc.text().to_string(),
-                        r,
-                        m.clone(),
-                    )
-                    .map_err(|e| at_lines(e, line_span(&lines.get().index, &m)))
+                    self.exact_replacement(doc, r, m.clone())
+                        .map_err(|e| at_lines(e, line_span(&lines.get().index, &m)))
                 })
                 .collect();
         }
@@ -232,19 +272,11 @@ impl Locator<'_> {
                         |m| lines.index.line_of(m.start),
                         |m| line_span(&lines.index, m),
                     )?;
-                    let bytes = text.as_bytes();
                     return chosen
                         .into_iter()
                         .map(|m| {
-                            self.exact_replacement(
-                                text.len(),
-                                |i| bytes[i],
-                                |a| text[a].to_string(),
-                                || text.to_string(),
-                                v,
-                                m.clone(),
-                            )
-                            .map_err(|e| at_lines(e, line_span(&lines.index, &m)))
+                            self.exact_replacement(text, v, m.clone())
+                                .map_err(|e| at_lines(e, line_span(&lines.index, &m)))
                         })
                         .collect();
                 }
@@ -714,22 +746,20 @@ impl Locator<'_> {
     /// The replacement of an exact match (`byte`/`slice` read the text).
     fn exact_replacement(
         &self,
-        len: usize,
-        byte: impl Fn(usize) -> u8,
-        slice: impl Fn(Range<usize>) -> String,
-        whole_text: impl Fn() -> String,
+        text: &(impl TextView + ?Sized),
         r: &Replace,
         m: Range<usize>,
     ) -> Result<Located, Miss> {
+        let (len, byte) = (text.len(), |i| text.byte(i));
         match r.unit {
             MatchUnit::Lines => {
-                let end = line_end_after(len, &byte, m.end);
+                let end = line_end_after(len, byte, m.end);
                 let search = split_lines(&r.search, MatchUnit::Lines);
                 let replace = split_lines(&r.replace, MatchUnit::Lines);
                 let new_lines = self.exact_lines(&search, &replace)?;
                 Ok(self.lines_replacement_with(len, byte, m.start..end, &new_lines))
             }
-            MatchUnit::Substring => self.exact_substring(len, byte, slice, whole_text, r, m),
+            MatchUnit::Substring => self.exact_substring(text, r, m),
         }
     }
 
@@ -760,14 +790,12 @@ impl Locator<'_> {
     /// applied when both readings write the same, or syntax rules one out.
     fn exact_substring(
         &self,
-        len: usize,
-        byte: impl Fn(usize) -> u8,
-        slice: impl Fn(Range<usize>) -> String,
-        whole_text: impl Fn() -> String,
+        text: &(impl TextView + ?Sized),
         r: &Replace,
         m: Range<usize>,
     ) -> Result<Located, Miss> {
-        let span = span_of(len, &byte, &m);
+        let slice = |range| text.slice(range);
+        let span = span_of(text.len(), |i| text.byte(i), &m);
         let before = slice(span.line_start..m.start);
         let ends_line = m.end >= span.content_end;
         let literal = Located {
@@ -860,7 +888,7 @@ impl Locator<'_> {
         }
         // Syntax as evidence: a reading that breaks the file is ruled out.
         if let Some(language) = self.language {
-            let text = whole_text();
+            let text = text.whole();
             let splice = |with: &str| {
                 format!(
                     "{}{with}{}",
@@ -1029,16 +1057,7 @@ fn splice_with_starts(
 
 /// `lines` of a text with file lines `at` replaced by `new_lines`.
 fn splice(lines: &Lines, at: Range<usize>, new_lines: &[String], le: LineEnding) -> String {
-    let start = lines.index.start(at.start.min(lines.len()));
-    let end = lines.index.start(at.end.min(lines.len()));
-    let mut text = String::with_capacity(lines.text.len() + 64);
-    text.push_str(&lines.text[..start]);
-    for l in new_lines {
-        text.push_str(l);
-        text.push_str(le.as_str());
-    }
-    text.push_str(&lines.text[end..]);
-    text
+    splice_with_starts(lines, at, new_lines, le).0
 }
 
 /// A miss found on an exact match, placed at the match's lines.
