@@ -170,15 +170,14 @@ fn no_edit_in_payload() {
 // choose between and what to change.
 
 #[test]
-fn ambiguous_slipped_context_line() {
-    let file: &[u8] = b"def f():\n    a = 1\n    b = 2\n    c = 3\n";
+fn ambiguous_one_search_line_indented_off() {
+    // One line shows a shift: a slip in it, or the whole payload written
+    // one level deeper; the new line's indentation depends on which.
+    // (A file with no grammar: syntax cannot rule either reading out.)
+    let file: &[u8] = b"steps:\n    fetch\n    build\n";
     insta::assert_snapshot!(errors(
-        &[("a.py", file)],
-        &sr(
-            "a.py",
-            "    a = 1\n        b = 2\n    c = 3\n",
-            "    a = 1\n        b = 2\n    c = 3\n    d = 4\n"
-        )
+        &[("notes.txt", file)],
+        &sr("notes.txt", "        fetch\n", "        fetch\n        check\n")
     ));
 }
 

@@ -134,7 +134,10 @@ pub fn judge_result(result: &str, d: &Draft, format: &str) -> Judged {
             detail: String::new(),
         };
     }
-    let verdict = if unpinnable(d, format) || literal_result(d, format).as_deref() == Some(result) {
+    let verdict = if unpinnable(d, format)
+        || literal_result(d, format).as_deref() == Some(result)
+        || indentation_slip_twin(result, d)
+    {
         Verdict::Unpinnable
     } else {
         Verdict::Wrong
@@ -239,6 +242,37 @@ fn literal_result(d: &Draft, format: &str) -> Option<String> {
     let mut draft = d.clone();
     draft.before = lines;
     Some(draft.before_text())
+}
+
+/// A context line written in its after form where the after changes only
+/// its indentation: the payload is then, byte for byte, the one an
+/// indentation slip in that context line gives (the author meaning to keep
+/// the line), and `FORMATS.md` §3 reads indentation that differs in an
+/// unchanged line as a slip (the file's line is kept). No tool could tell
+/// the two intents apart: the result differs from the after file only in
+/// the leading whitespace of lines the search holds in their after form,
+/// each kept as the before file has it.
+fn indentation_slip_twin(result: &str, d: &Draft) -> bool {
+    let want = d.after_text();
+    let (got, want): (Vec<&str>, Vec<&str>) =
+        (result.split('\n').collect(), want.split('\n').collect());
+    if got.len() != want.len() {
+        return false;
+    }
+    let searched = |w: &str| d.hunks.iter().any(|h| h.search().contains(&w));
+    let mut differs = false;
+    for (g, w) in got.iter().zip(&want) {
+        if g == w {
+            continue;
+        }
+        differs = true;
+        let slip =
+            g.trim_start() == w.trim_start() && searched(w) && d.before.iter().any(|b| b == g);
+        if !slip {
+            return false;
+        }
+    }
+    differs
 }
 
 /// Whether `search` matches whole lines at `at`, and how many other places

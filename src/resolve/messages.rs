@@ -67,7 +67,7 @@ impl Messages<'_> {
         let readings = match why {
             Undecided::Unit => "the payload is indented in the other style than the file (spaces for tabs or tabs for spaces) and its indentation width cannot be told from the lines it matched, so the new lines could land at different depths; write the lines with the file's own indentation".to_string(),
             Undecided::Alignment => "lines repeat in the search and the replacement, and pairing them one way or the other keeps different file lines; add a line that is not repeated, or copy the lines exactly as they are in the file".to_string(),
-            Undecided::InsertedShift => "its indentation differs from the file's on some lines only, so the new lines could keep the indentation written or take the same shift; copy the search lines with the file's exact indentation".to_string(),
+            Undecided::InsertedShift => "its indentation differs from the file's in a way that does not tell a slip in one line from a block written at another depth (one line shows it, or lines show different shifts), so the new lines could keep the indentation written or take the shift; copy the search lines with the file's exact indentation".to_string(),
             Undecided::Frame => "its first line is indented differently in the search and the replacement, so the replacement could be meant as written or shifted like the search; write both with the file's exact indentation".to_string(),
             Undecided::Context(j) => {
                 let line = r.search.lines().nth(*j).unwrap_or("").trim();
