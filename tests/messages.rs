@@ -177,7 +177,11 @@ fn ambiguous_one_search_line_indented_off() {
     let file: &[u8] = b"steps:\n    fetch\n    build\n";
     insta::assert_snapshot!(errors(
         &[("notes.txt", file)],
-        &sr("notes.txt", "        fetch\n", "        fetch\n        check\n")
+        &sr(
+            "notes.txt",
+            "        fetch\n",
+            "        fetch\n        check\n"
+        )
     ));
 }
 

@@ -256,43 +256,32 @@ impl Locator<'_> {
                 ..r.clone()
             });
         variants.extend(unnumbered.clone());
-        let blankless: Vec<Replace> = variants
+        // A variant without blank boundary lines remembers the search it
+        // was cut from: its match is loose, and a near-duplicate of that
+        // whole search elsewhere is a rival (`near_duplicates`).
+        let mut origins: Vec<Option<usize>> = vec![None; variants.len()];
+        let blankless: Vec<(Replace, Option<usize>)> = variants
             .iter()
-            .filter_map(without_blank_boundaries)
+            .enumerate()
+            .filter_map(|(k, v)| without_blank_boundaries(v).map(|b| (b, Some(k))))
             .collect();
-        variants.extend(blankless);
+        for (b, origin) in blankless {
+            variants.push(b);
+            origins.push(origin);
+        }
         for (k, v) in variants.iter().enumerate() {
-            if k > 0 {
-                let exact = self.exact_in_text(text, v);
-                if !exact.is_empty() {
-                    let chosen = choose(
-                        exact,
-                        v.replace_all,
-                        hint,
-                        |m| lines.index.line_of(m.start),
-                        |m| line_span(&lines.index, m),
-                    )?;
-                    return chosen
-                        .into_iter()
-                        .map(|m| {
-                            self.exact_replacement(text, v, m.clone())
-                                .map_err(|e| at_lines(e, line_span(&lines.index, &m)))
-                        })
-                        .collect();
+            let result = self.locate_variant(&lines, text, v, k, format, hint);
+            if let (Some(origin), Ok(located)) = (origins[k], &result) {
+                let whole = split_lines(&variants[origin].search, variants[origin].unit);
+                for l in located {
+                    let span = lines.index.line_of(l.range.start)
+                        ..lines.index.line_of(l.range.end.max(l.range.start + 1) - 1) + 1;
+                    self.no_rival_of_whole(&lines, &whole, &span)?;
                 }
             }
-            if !self.tolerant() {
-                continue;
-            }
-            match self.line_passes(&lines, v, hint) {
+            match result {
                 Err(Miss::NotFound { .. }) => {}
                 other => return other,
-            }
-            if format == Format::FindReplace {
-                match self.raw_substring(&lines, v, hint) {
-                    Err(Miss::NotFound { .. }) => {}
-                    other => return other,
-                }
             }
         }
         // Fuzzy matching never sees line-number prefixes.
@@ -304,6 +293,49 @@ impl Locator<'_> {
         Err(Miss::NotFound {
             near: self.nearest(&lines, &search),
         })
+    }
+
+    /// One variant of a search (`k` > 0: not as written) through the
+    /// exact pass (for variants), passes 2-5 and the raw substring pass.
+    fn locate_variant(
+        &self,
+        lines: &Lines,
+        text: &str,
+        v: &Replace,
+        k: usize,
+        format: Format,
+        hint: Option<usize>,
+    ) -> Result<Vec<Located>, Miss> {
+        if k > 0 {
+            let exact = self.exact_in_text(text, v);
+            if !exact.is_empty() {
+                let chosen = choose(
+                    exact,
+                    v.replace_all,
+                    hint,
+                    |m| lines.index.line_of(m.start),
+                    |m| line_span(&lines.index, m),
+                )?;
+                return chosen
+                    .into_iter()
+                    .map(|m| {
+                        self.exact_replacement(text, v, m.clone())
+                            .map_err(|e| at_lines(e, line_span(&lines.index, &m)))
+                    })
+                    .collect();
+            }
+        }
+        if !self.tolerant() {
+            return Err(Miss::NotFound { near: None });
+        }
+        match self.line_passes(lines, v, hint) {
+            Err(Miss::NotFound { .. }) => {}
+            other => return other,
+        }
+        if format == Format::FindReplace {
+            return self.raw_substring(lines, v, hint);
+        }
+        Err(Miss::NotFound { near: None })
     }
 
     fn tolerant(&self) -> bool {
@@ -524,15 +556,51 @@ impl Locator<'_> {
     /// line but one is the file's line (trimmed), or, with fuzzy matching
     /// on, a window within the fuzzy threshold — was likely blended from
     /// two near-duplicate places: `ambiguous`.
-    fn no_fuzzy_rival(
+    pub fn no_fuzzy_rival(
         &self,
         lines: &Lines,
         search: &[&str],
         chosen: &Range<usize>,
     ) -> Result<(), Miss> {
+        self.no_rival(lines, search, chosen, near_duplicates(lines, search))
+    }
+
+    /// [`Self::no_fuzzy_rival`] for a match of a search cut from `whole`
+    /// (its blank boundary lines dropped): a window elsewhere where all of
+    /// `whole` fits but one line, and that line is a near copy of the
+    /// search's (`def test_a():` for `def test_b():`), is the place the
+    /// search was more likely copied from, a line mistyped.
+    pub fn no_rival_of_whole(
+        &self,
+        lines: &Lines,
+        whole: &[&str],
+        chosen: &Range<usize>,
+    ) -> Result<(), Miss> {
+        let near: Vec<usize> = near_duplicates(lines, whole)
+            .into_iter()
+            .filter(|&s| {
+                whole.iter().enumerate().all(|(j, w)| {
+                    let f = lines.line(s + j);
+                    f.trim() == w.trim()
+                        || (!w.trim().is_empty()
+                            && !f.trim().is_empty()
+                            && fuzzy::similarity(&[w], &[f]) >= 0.6)
+                })
+            })
+            .collect();
+        self.no_rival(lines, whole, chosen, near)
+    }
+
+    fn no_rival(
+        &self,
+        lines: &Lines,
+        search: &[&str],
+        chosen: &Range<usize>,
+        near: Vec<usize>,
+    ) -> Result<(), Miss> {
         let n = search.len();
         let apart = |s: usize| s + n <= chosen.start || s >= chosen.end;
-        let mut rivals: Vec<Range<usize>> = near_duplicates(lines, search)
+        let mut rivals: Vec<Range<usize>> = near
             .into_iter()
             .filter(|&s| apart(s))
             .map(|s| s..s + n - 1)

@@ -759,9 +759,12 @@ impl<'o, 'c> FileResolver<'o, 'c> {
         }
         let min_start = header_line.map_or(prev_end, |h| prev_end.max(h + 1));
         let found = self.hunk_candidates(locator, lines, &search, r, min_start);
+        // The search as written, when the blank-edge retry located the hunk.
+        let mut whole: Option<Vec<&str>> = None;
         let (pass, search, replace, candidates) = match found {
             Some(found) => found,
             None => {
+                whole = Some(search.clone());
                 // The blank-edge retry (`FORMATS.md` §3), for hunks too.
                 let retry = locate::without_blank_boundaries(r);
                 let again = retry.as_ref().and_then(|alt| {
@@ -793,6 +796,12 @@ impl<'o, 'c> FileResolver<'o, 'c> {
         )
         .map_err(|miss| self.miss_error(edit, r, miss))?;
         let start = chosen[0];
+        if let Some(whole) = &whole {
+            // Cut from a longer search: its near-duplicates are rivals.
+            locator
+                .no_rival_of_whole(lines, whole, &(start..start + n))
+                .map_err(|miss| self.miss_error(edit, r, miss))?;
+        }
         let search: Vec<&str> = search.iter().map(String::as_str).collect();
         let replace: Vec<&str> = replace.iter().map(String::as_str).collect();
         let located = locator
