@@ -186,6 +186,32 @@ fn ambiguous_one_search_line_indented_off() {
 }
 
 #[test]
+fn ambiguous_dropped_blank_line() {
+    let file: &[u8] = b"try:\n    import a\nexcept ImportError:\n\n    class A:\n        pass\n";
+    insta::assert_snapshot!(errors(
+        &[("a.py", file)],
+        &sr(
+            "a.py",
+            "except ImportError:\n    class A:\n",
+            "except ImportError:\n    a = None\n    class A:\n"
+        )
+    ));
+}
+
+#[test]
+fn ambiguous_added_blank_line() {
+    let file: &[u8] = b"def f():\n    a = 1\n    b = 2\n";
+    insta::assert_snapshot!(errors(
+        &[("a.py", file)],
+        &sr(
+            "a.py",
+            "    a = 1\n\n    b = 2\n",
+            "    a = 1\n\n    b = 3\n"
+        )
+    ));
+}
+
+#[test]
 fn ambiguous_mixed_shifts() {
     let file: &[u8] = b"    a = 1\n    b = 2\n    c = 3\n    d = 4\n";
     insta::assert_snapshot!(errors(

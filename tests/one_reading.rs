@@ -300,11 +300,46 @@ fn a_search_cut_of_its_blank_edges_has_the_near_copy_it_came_from_as_a_rival() {
         "\n\ndef test_session():\n    app = make()\n\n",
         "\n\ndef test_session():\n    app = make()\n    app.debug = True\n\n",
     );
-    assert_eq!(result("t.py", file, &payload), Err(vec!["ambiguous".into()]));
+    assert_eq!(
+        result("t.py", file, &payload),
+        Err(vec!["ambiguous".into()])
+    );
     // With no near copy the cut search applies (`FORMATS.md` §3 retry).
     let lone = "def test_session():\n    app = make()\n    app.key = 1\n";
     assert_eq!(
         result("t.py", lone, &payload).unwrap(),
         "def test_session():\n    app = make()\n    app.debug = True\n    app.key = 1\n"
+    );
+}
+
+#[test]
+fn a_search_that_dropped_an_inner_blank_line_keeps_the_files_blank_line() {
+    // `FORMATS.md` §3 "Blank lines": matched without blank lines, the
+    // file's blank line kept between the lines it separates.
+    let file = "\trootCmd.AddCommand(child)\n\n\trootCmd.Flags().IntP(\"first\")\n\tother()\n";
+    let payload = sr(
+        "a.go",
+        "\trootCmd.AddCommand(child)\n\trootCmd.Flags().IntP(\"first\")\n\tother()\n",
+        "\trootCmd.AddCommand(child)\n\trootCmd.Flags().IntP(\"first\", \"more\")\n\tother()\n",
+    );
+    assert_eq!(
+        result("a.go", file, &payload).unwrap(),
+        "\trootCmd.AddCommand(child)\n\n\trootCmd.Flags().IntP(\"first\", \"more\")\n\tother()\n"
+    );
+}
+
+#[test]
+fn a_dropped_blank_line_next_to_new_lines_is_refused() {
+    // New lines between two kept lines the blank line separates: before
+    // or after the blank line? Real edits do both.
+    let file = "try:\n    import a\nexcept ImportError:\n\n    class A:\n        pass\n";
+    let payload = sr(
+        "a.py",
+        "except ImportError:\n    class A:\n",
+        "except ImportError:\n    a = None\n    class A:\n",
+    );
+    assert_eq!(
+        result("a.py", file, &payload),
+        Err(vec!["ambiguous".into()])
     );
 }

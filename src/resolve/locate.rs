@@ -8,6 +8,7 @@
 use std::ops::Range;
 use std::time::Instant;
 
+use super::blank_lines;
 use super::doc::Doc;
 use super::indent::{self, Style};
 use super::line_numbers;
@@ -286,6 +287,11 @@ impl Locator<'_> {
         }
         // Fuzzy matching never sees line-number prefixes.
         let fuzzy_on = unnumbered.as_ref().unwrap_or(r);
+        if self.tolerant() {
+            if let Some(result) = self.blank_pass(&lines, fuzzy_on, hint) {
+                return result;
+            }
+        }
         if let Some(result) = self.fuzzy(&lines, fuzzy_on, hint) {
             return result;
         }
@@ -293,6 +299,70 @@ impl Locator<'_> {
         Err(Miss::NotFound {
             near: self.nearest(&lines, &search),
         })
+    }
+
+    /// The blank-line-insensitive pass ([`blank_lines`]); `None` when it
+    /// finds no candidate.
+    fn blank_pass(
+        &self,
+        lines: &Lines,
+        r: &Replace,
+        hint: Option<usize>,
+    ) -> Option<Result<Vec<Located>, Miss>> {
+        let r = &blank_lines_variant(r)?;
+        let search = split_lines(&r.search, r.unit);
+        let (pass, windows) = blank_lines::find(lines, &search)?;
+        let chosen = match choose(
+            windows,
+            r.replace_all,
+            hint,
+            |m| m.start,
+            |m| m.start..m.end - 1,
+        ) {
+            Ok(chosen) => chosen,
+            Err(miss) => return Some(Err(miss)),
+        };
+        Some(
+            chosen
+                .into_iter()
+                .map(|m| {
+                    let new_lines = self.build_blank(lines, r, pass, m.clone(), !r.replace_all)?;
+                    Ok(match r.unit {
+                        MatchUnit::Lines => {
+                            let range = lines.index.start(m.start)..lines.index.start(m.end);
+                            self.lines_replacement(lines.text, range, &new_lines)
+                        }
+                        MatchUnit::Substring => self.substring_lines(lines, m, &new_lines, r),
+                    })
+                })
+                .collect(),
+        )
+    }
+
+    /// What a blank-line-insensitive match of `r` over file lines `m`
+    /// writes there (with a near-duplicate rival check when `rivals`).
+    pub fn build_blank(
+        &self,
+        lines: &Lines,
+        r: &Replace,
+        pass: Pass,
+        m: Range<usize>,
+        rivals: bool,
+    ) -> Result<Vec<String>, Miss> {
+        let search = split_lines(&r.search, r.unit);
+        let replace = split_lines(&r.replace, r.unit);
+        let window: Vec<&str> = m.clone().map(|i| lines.line(i)).collect();
+        let (s, rp) =
+            blank_lines::rewrite(&window, &search, &replace).map_err(|why| Miss::Undecided {
+                lines: m.start..m.end - 1,
+                why,
+            })?;
+        let s: Vec<&str> = s.iter().map(String::as_str).collect();
+        let rp: Vec<&str> = rp.iter().map(String::as_str).collect();
+        if rivals {
+            self.no_fuzzy_rival(lines, &s, &m)?;
+        }
+        self.build(pass, &window, &s, &rp, m, Some(lines))
     }
 
     /// One variant of a search (`k` > 0: not as written) through the
@@ -338,7 +408,7 @@ impl Locator<'_> {
         Err(Miss::NotFound { near: None })
     }
 
-    fn tolerant(&self) -> bool {
+    pub fn tolerant(&self) -> bool {
         self.config.match_mode == MatchMode::Tolerant
     }
 
@@ -1017,7 +1087,12 @@ impl Locator<'_> {
         Ok(self.line_ending.apply(&text))
     }
 
-    fn lines_replacement(&self, text: &str, range: Range<usize>, new_lines: &[String]) -> Located {
+    pub fn lines_replacement(
+        &self,
+        text: &str,
+        range: Range<usize>,
+        new_lines: &[String],
+    ) -> Located {
         let bytes = text.as_bytes();
         self.lines_replacement_with(text.len(), |i| bytes[i], range, new_lines)
     }
@@ -1313,6 +1388,21 @@ pub fn without_blank_boundaries(r: &Replace) -> Option<Replace> {
         without_line_numbers: None,
         ..r.clone()
     })
+}
+
+/// The search the blank-line pass reads: without its blank edge lines
+/// when it has any, as the blank-edge retry cuts them — `None` when that
+/// retry would not (an edge blank line the replacement keeps inside is
+/// context that is not there, perhaps the line as it will be).
+pub fn blank_lines_variant(r: &Replace) -> Option<Replace> {
+    let search = split_lines(&r.search, r.unit);
+    let edges = search.first().is_some_and(|l| l.trim().is_empty())
+        || search.last().is_some_and(|l| l.trim().is_empty());
+    if edges {
+        without_blank_boundaries(r)
+    } else {
+        Some(r.clone())
+    }
 }
 
 /// The current text's lines, indexed on first use only (the exact fast

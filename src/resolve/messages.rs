@@ -74,6 +74,8 @@ impl Messages<'_> {
                 format!("the line `{line}` differs from the file's line there, and it could be a copy with a mistake (keep the file's line) or the line as it should become (write it as given); copy that line exactly as it is in the file, and put any change in the replacement only")
             }
             Undecided::InString => "the payload is indented in the other style than the file, and a line it converts lies inside a string literal, whose text the conversion would change; write those lines exactly as they should be in the file".to_string(),
+            Undecided::BlankLine => "the search leaves out a blank line of the file next to lines the edit adds, moves or changes, so the blank line could go before or after them (or be meant deleted with them); copy the search with the file's blank lines".to_string(),
+            Undecided::AddedBlankLine => "the search has a blank line the file does not have there, and the replacement keeps it, so it could be a slip in the copy or the blank line the edit adds; copy the search with the file's blank lines, and put new blank lines in the replacement only".to_string(),
             Undecided::Negative => "the replacement's indentation cannot be carried over to the file (a line would go left of column 0); copy the search lines with the file's exact indentation".to_string(),
         };
         self.error(

@@ -8,6 +8,7 @@
 //! applied together. Every failure is collected, none stops the others.
 //! The result is the file's change as minimal edits of its original text.
 
+pub mod blank_lines;
 pub mod conflict;
 pub mod doc;
 pub mod indent;
@@ -774,6 +775,9 @@ impl<'o, 'c> FileResolver<'o, 'c> {
                 match again {
                     Some(found) => found,
                     None => {
+                        if let Some(result) = self.blank_hunk(locator, lines, edit, r, min_start) {
+                            return result;
+                        }
                         return Err(self.out_of_order(
                             locator,
                             lines,
@@ -781,7 +785,7 @@ impl<'o, 'c> FileResolver<'o, 'c> {
                             r,
                             &search,
                             (prev_end, prev),
-                        ))
+                        ));
                     }
                 }
             }
@@ -808,6 +812,49 @@ impl<'o, 'c> FileResolver<'o, 'c> {
             .build_at(lines, &search, &replace, pass, start..start + n)
             .map_err(|miss| self.miss_error(edit, r, miss))?;
         Ok((vec![located], start + n))
+    }
+
+    /// The blank-line-insensitive pass for a hunk (`FORMATS.md` §3), with
+    /// the hunk's order constraint; `None` when it finds no candidate.
+    fn blank_hunk(
+        &self,
+        locator: &Locator,
+        lines: &Lines,
+        edit: &Edit,
+        r: &Replace,
+        min_start: usize,
+    ) -> Option<Result<(Vec<Located>, usize), EditError>> {
+        if !locator.tolerant() {
+            return None;
+        }
+        let r = &locate::blank_lines_variant(r)?;
+        let search = split_lines(&r.search, MatchUnit::Lines);
+        let (pass, windows) = blank_lines::find(lines, &search)?;
+        let windows: Vec<Range<usize>> = windows
+            .into_iter()
+            .filter(|w| w.start >= min_start)
+            .collect();
+        if windows.is_empty() {
+            return None;
+        }
+        let result = choose(
+            windows,
+            false,
+            r.line_hint.and_then(|h| h.checked_sub(1)),
+            |w| w.start,
+            |w| w.start..w.end - 1,
+        )
+        .and_then(|chosen| {
+            let m = chosen[0].clone();
+            let new_lines = locator.build_blank(lines, r, pass, m.clone(), true)?;
+            let range = lines.index.start(m.start)..lines.index.start(m.end);
+            Ok((
+                vec![locator.lines_replacement(lines.text, range, &new_lines)],
+                m.end,
+            ))
+        })
+        .map_err(|miss| self.miss_error(edit, r, miss));
+        Some(result)
     }
 
     /// Why a hunk found no place after the previous one: it matches only

@@ -47,6 +47,12 @@ pub enum Undecided {
     /// Converting the payload's indentation would change the text of a
     /// string literal.
     InString,
+    /// A blank line of the file that the search left out lies next to
+    /// lines the edit adds, moves or changes: before or after them?
+    BlankLine,
+    /// A blank line the search has and the file does not, kept by the
+    /// replacement: a slip, or the blank line as it will be?
+    AddedBlankLine,
 }
 
 /// What one tolerant (or exact) match writes.
@@ -816,7 +822,13 @@ mod tests {
         let out = build(Pass::Trimmed, &file, &search, &replace);
         assert_eq!(
             out.unwrap(),
-            ["def f():", "    a = 1", "    b = 2", "    x = 0", "    c = 3"]
+            [
+                "def f():",
+                "    a = 1",
+                "    b = 2",
+                "    x = 0",
+                "    c = 3"
+            ]
         );
     }
 

@@ -1,0 +1,280 @@
+//! The blank-line-insensitive pass (`FORMATS.md` §3, "Blank lines"): a
+//! search that adds or drops blank lines (at its edges or inside) is
+//! matched by its non-blank lines alone, with the same uniqueness rule as
+//! every pass; the file's blank lines are kept.
+//!
+//! A match is a window of file lines from the first to the last matched
+//! non-blank line. The search and the replacement are then rewritten onto
+//! the window's blank lines — a blank line the search dropped is put back
+//! into both (where the replacement keeps the lines around it), one the
+//! search added is taken out of both — so that what the match writes is
+//! built by [`super::replacement::Build`] like any other, line by line.
+
+use std::ops::Range;
+
+use similar::{capture_diff_slices, Algorithm, DiffOp};
+
+use super::passes::{self, Lines, Pass};
+use super::replacement::Undecided;
+
+/// The passes that compare the non-blank lines: the tolerant line passes
+/// but the boundary prefix (a cut line and a moved blank line at once are
+/// too little of the search left to trust).
+const PASSES: [Pass; 3] = [Pass::TrailingWhitespace, Pass::Trimmed, Pass::Unicode];
+
+/// The non-blank lines of a text, and where they are.
+pub struct NonBlank {
+    /// The non-blank lines joined, one a line.
+    text: String,
+    /// Per line of `text`: its line in the file.
+    at: Vec<usize>,
+}
+
+impl NonBlank {
+    pub fn new(lines: &Lines) -> NonBlank {
+        let mut text = String::new();
+        let mut at = Vec::new();
+        for i in 0..lines.len() {
+            let line = lines.line(i);
+            if !line.trim().is_empty() {
+                text.push_str(line);
+                text.push('\n');
+                at.push(i);
+            }
+        }
+        NonBlank { text, at }
+    }
+}
+
+/// The windows (file lines, end exclusive) where the search's non-blank
+/// lines match the file's non-blank lines, by the first pass that finds
+/// any; `None` when none does, or the search has fewer than two non-blank
+/// lines (one line is no evidence of where blank lines go).
+pub fn find(lines: &Lines, search: &[&str]) -> Option<(Pass, Vec<Range<usize>>)> {
+    let wanted: Vec<&str> = search
+        .iter()
+        .copied()
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    if wanted.len() < 2 {
+        return None;
+    }
+    let non_blank = NonBlank::new(lines);
+    let compact = Lines::new(&non_blank.text);
+    PASSES.into_iter().find_map(|pass| {
+        let starts = passes::find_line_pass(pass, &compact, &wanted);
+        (!starts.is_empty()).then(|| {
+            let windows = starts
+                .into_iter()
+                .map(|s| non_blank.at[s]..non_blank.at[s + wanted.len() - 1] + 1)
+                .collect();
+            (pass, windows)
+        })
+    })
+}
+
+/// The search and replacement rewritten onto `window` (the matched file
+/// lines): the search then has the window's blank lines and no others,
+/// line for line, and the replacement keeps the file's blank lines where
+/// it keeps the lines around them.
+pub fn rewrite(
+    window: &[&str],
+    search: &[&str],
+    replace: &[&str],
+) -> Result<(Vec<String>, Vec<String>), Undecided> {
+    let forward = rewrite_with(window, search, replace, false)?;
+    let backward = rewrite_with(window, search, replace, true)?;
+    if forward != backward {
+        return Err(Undecided::Alignment);
+    }
+    Ok(forward)
+}
+
+fn rewrite_with(
+    window: &[&str],
+    search: &[&str],
+    replace: &[&str],
+    reversed: bool,
+) -> Result<(Vec<String>, Vec<String>), Undecided> {
+    let blank = |l: &str| l.trim().is_empty();
+    // The search's edge blank lines were cut before (the window has none).
+    let first = search.iter().position(|l| !blank(l)).unwrap_or(0);
+    let last = search.iter().rposition(|l| !blank(l)).unwrap_or(0);
+    if first != 0 || last + 1 != search.len() {
+        return Err(Undecided::AddedBlankLine);
+    }
+    let paired = pairing(search, replace, reversed);
+    // A line in both the search and the replacement but not paired was
+    // moved: which lines the edit keeps in place is then a guess.
+    let moved = (0..search.len())
+        .any(|j| paired[j].is_none() && !blank(search[j]) && replace.contains(&search[j]));
+    let mut out_search: Vec<String> = Vec::with_capacity(window.len());
+    // Blank lines to put in before a replacement line (or at its end).
+    let mut inserted: Vec<(usize, String)> = Vec::new();
+    let (mut i, mut j) = (0, first);
+    while i < window.len() || j <= last {
+        let w_blank = i < window.len() && blank(window[i]);
+        let s_blank = j <= last && blank(search[j]);
+        if w_blank && s_blank || (!w_blank && !s_blank) {
+            if i >= window.len() || j > last {
+                // Non-blank lines on one side only: not this window's match.
+                return Err(Undecided::Alignment);
+            }
+            out_search.push(search[j].to_string());
+            i += 1;
+            j += 1;
+        } else if w_blank {
+            // A file blank line the search dropped: it stays where the
+            // replacement keeps a line next to it.
+            // A blank line stays between the lines it separates: between
+            // two kept lines kept together, after changed lines and before
+            // a kept line, after a kept line and before a changed line the
+            // replacement changes in place (its first new line is like it).
+            // Where new lines come between a kept line and it, they could
+            // go before or after it (both happen in real edits); next to
+            // the search's own blank lines the replacement's count of blank
+            // lines may be meant as the new count or as one more: undecided.
+            if blank(search[j - 1]) || blank(search[j]) || moved {
+                return Err(Undecided::BlankLine);
+            }
+            let blank_at = |k: usize| replace.get(k).is_some_and(|l| blank(l));
+            let at = match (paired[j - 1], paired[j]) {
+                // Two kept lines kept together.
+                (Some(k), Some(next)) if next == k + 1 => next,
+                // Changed lines, then a kept line.
+                (None, Some(next)) if next == 0 || !blank_at(next - 1) => next,
+                (Some(k), None)
+                    if replace
+                        .get(k + 1)
+                        .is_some_and(|l| !blank(l) && alike(l, search[j])) =>
+                {
+                    k + 1
+                }
+                _ => return Err(Undecided::BlankLine),
+            };
+            out_search.push(window[i].to_string());
+            inserted.push((at, window[i].to_string()));
+            i += 1;
+        } else {
+            // A blank line the search has and the file does not: one the
+            // edit deletes is gone; one the replacement keeps may be a
+            // slip or the blank line as it will be after the edit.
+            if paired[j].is_some() {
+                return Err(Undecided::AddedBlankLine);
+            }
+            j += 1;
+        }
+    }
+    let mut out_replace: Vec<String> = Vec::with_capacity(replace.len() + inserted.len());
+    for (k, line) in replace.iter().enumerate() {
+        out_replace.extend(
+            inserted
+                .iter()
+                .filter(|(at, _)| *at == k)
+                .map(|(_, l)| l.clone()),
+        );
+        out_replace.push((*line).to_string());
+    }
+    out_replace.extend(
+        inserted
+            .iter()
+            .filter(|(at, _)| *at >= replace.len())
+            .map(|(_, l)| l.clone()),
+    );
+    Ok((out_search, out_replace))
+}
+
+/// Whether a new line is the old line changed in place (most of its text
+/// the same).
+fn alike(new: &str, old: &str) -> bool {
+    super::passes::fuzzy::similarity(&[new], &[old]) >= 0.6
+}
+
+/// Per search line: the replacement line the line diff pairs it with as
+/// unchanged.
+fn pairing(search: &[&str], replace: &[&str], reversed: bool) -> Vec<Option<usize>> {
+    let (n, m) = (search.len(), replace.len());
+    let ops = if reversed {
+        let s: Vec<&str> = search.iter().rev().copied().collect();
+        let r: Vec<&str> = replace.iter().rev().copied().collect();
+        capture_diff_slices(Algorithm::Patience, &s, &r)
+    } else {
+        capture_diff_slices(Algorithm::Patience, search, replace)
+    };
+    let mut paired = vec![None; n];
+    for op in ops {
+        if let DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
+            for t in 0..len {
+                let (j, k) = if reversed {
+                    (n - 1 - (old_index + t), m - 1 - (new_index + t))
+                } else {
+                    (old_index + t, new_index + t)
+                };
+                paired[j] = Some(k);
+            }
+        }
+    }
+    paired
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn finds_a_search_that_dropped_an_inner_blank_line() {
+        let text = "a\nb\n\nc\nd\n";
+        let lines = Lines::new(text);
+        let (pass, windows) = find(&lines, &["b", "c"]).unwrap();
+        assert_eq!(pass, Pass::TrailingWhitespace);
+        assert_eq!(windows, vec![1..4]);
+    }
+
+    #[test]
+    fn a_dropped_blank_line_is_put_back_into_both() {
+        let window = ["b", "", "c"];
+        let (s, r) = rewrite(&window, &["b", "c"], &["b", "c", "x"]).unwrap();
+        assert_eq!(s, strings(&["b", "", "c"]));
+        // Between `b` and `c`, which the replacement keeps together.
+        assert_eq!(r, strings(&["b", "", "c", "x"]));
+        // Before `c` changed in place.
+        let (_, r) = rewrite(&window, &["b", "c = 1"], &["b", "c = 2"]).unwrap();
+        assert_eq!(r, strings(&["b", "", "c = 2"]));
+    }
+
+    #[test]
+    fn an_added_blank_line_is_deleted_from_nothing_or_undecided() {
+        let window = ["b", "c"];
+        let (s, r) = rewrite(&window, &["b", "", "c"], &["b", "c", "d"]).unwrap();
+        assert_eq!(s, strings(&["b", "c"]));
+        assert_eq!(r, strings(&["b", "c", "d"]));
+        // Kept by the replacement: a slip, or the blank line the edit adds?
+        assert_eq!(
+            rewrite(&window, &["b", "", "c"], &["b", "", "c", "d"]),
+            Err(Undecided::AddedBlankLine)
+        );
+    }
+
+    #[test]
+    fn a_dropped_blank_line_inside_changed_lines_is_undecided() {
+        let window = ["b", "", "c"];
+        assert_eq!(
+            rewrite(&window, &["b", "c"], &["x", "y"]),
+            Err(Undecided::BlankLine)
+        );
+        // New lines between the kept lines: before or after the blank?
+        assert_eq!(
+            rewrite(&window, &["b", "c"], &["b", "x", "c"]),
+            Err(Undecided::BlankLine)
+        );
+    }
+}
