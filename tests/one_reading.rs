@@ -343,3 +343,24 @@ fn a_dropped_blank_line_next_to_new_lines_is_refused() {
         Err(vec!["ambiguous".into()])
     );
 }
+
+#[test]
+fn a_string_tool_match_ending_before_trailing_whitespace_keeps_it_on_its_line() {
+    // The file's `return inner\t` has a trailing tab the model could not
+    // see: the old text ends before it. It stays on `return inner`, never
+    // moved to the end of the new text.
+    let file = "def f():\n    return inner\t\nx = 1\n";
+    let got = result(
+        "a.py",
+        file,
+        &edit_file(
+            "a.py",
+            "    return inner",
+            "    return inner\n\n\ndef g():\n    return 2",
+        ),
+    );
+    assert_eq!(
+        got.unwrap(),
+        "def f():\n    return inner\t\n\n\ndef g():\n    return 2\nx = 1\n"
+    );
+}

@@ -901,6 +901,58 @@ impl Locator<'_> {
         }
     }
 
+    /// A string tool's exact match that ends before its last line's
+    /// trailing whitespace, read as whole lines by pass 2.
+    fn trailing_whitespace_lines(
+        &self,
+        r: &Replace,
+        before: &str,
+        region: &str,
+        search: &[&str],
+        replace: &[&str],
+        span: Span,
+    ) -> Result<Located, Miss> {
+        let file: Vec<&str> = region
+            .split('\n')
+            .map(|l| l.strip_suffix('\r').unwrap_or(l))
+            .collect();
+        let first_search = format!("{before}{}", search.first().copied().unwrap_or(""));
+        let first_replace = match replace.first() {
+            Some(l) if !l.starts_with([' ', '\t']) => format!("{before}{l}"),
+            Some(l) => l.to_string(),
+            None => String::new(),
+        };
+        let mut s_lines: Vec<&str> = search.to_vec();
+        if let Some(first) = s_lines.first_mut() {
+            *first = &first_search;
+        }
+        let mut r_lines: Vec<&str> = replace.to_vec();
+        if let Some(first) = r_lines.first_mut() {
+            *first = &first_replace;
+        }
+        if s_lines.len() != file.len() {
+            return Err(Miss::NotFound { near: None });
+        }
+        let new_lines = Build {
+            pass: Pass::TrailingWhitespace,
+            file: &file,
+            search: &s_lines,
+            replace: &r_lines,
+            style: self.style,
+        }
+        .lines()
+        .map_err(|why| Miss::Undecided { lines: 0..0, why })?;
+        let le = self.line_ending.as_str();
+        let mut text = new_lines.join(le);
+        if r.replace.ends_with('\n') {
+            text.push_str(le);
+        }
+        Ok(Located {
+            range: span.line_start..span.content_end,
+            text,
+        })
+    }
+
     /// The lines an exact whole-line match writes: the replacement as
     /// written, in the file's indentation style when the payload uses the
     /// other one.
@@ -961,8 +1013,16 @@ impl Locator<'_> {
                 literal
             });
         }
-        // Ends inside a line: the text, or the line cut short?
         let region = slice(span.line_start..span.content_end);
+        let rest = slice(m.end..span.content_end);
+        if rest.trim().is_empty() {
+            // Ends where only the line's trailing whitespace is left, which
+            // the model could not see: whole lines, the trailing whitespace
+            // kept on its own line (pass 2), never moved to the end of the
+            // new text.
+            return self.trailing_whitespace_lines(r, &before, &region, &search, &replace, span);
+        }
+        // Ends inside a line: the text, or the line cut short?
         let file: Vec<&str> = region
             .split('\n')
             .map(|l| l.strip_suffix('\r').unwrap_or(l))
