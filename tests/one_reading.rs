@@ -364,3 +364,20 @@ fn a_string_tool_match_ending_before_trailing_whitespace_keeps_it_on_its_line() 
         "def f():\n    return inner\t\n\n\ndef g():\n    return 2\nx = 1\n"
     );
 }
+
+#[test]
+fn lines_that_fit_keep_new_lines_from_the_shift_of_lines_that_do_not() {
+    // A Go raw string: the payload lost the two tabs of the code lines,
+    // the string's own line (column 0) fits. A block shift would move the
+    // new string line too; lines that fit say the block is in place.
+    let file = "var l = License{\n\t\tMatches: []string{\"a\"},\n\t\tHeader: `Licensed under the terms.\nyou may not use this file.\n`,\n}\n";
+    let payload = sr(
+        "l.go",
+        "Matches: []string{\"a\"},\nHeader: `Licensed under the terms.\nyou may not use this file.\n",
+        "Matches: []string{\"a\"},\nHeader: `\nLicensed under the terms.\nyou may not use this file.\n",
+    );
+    assert_eq!(
+        result("l.go", file, &payload),
+        Err(vec!["ambiguous".into()])
+    );
+}

@@ -552,7 +552,13 @@ fn inserted_readings(deltas: &[Option<i64>]) -> Vec<i64> {
         return vec![0];
     }
     if off.len() >= 2 && off.iter().all(|&d| d == off[0]) {
-        return vec![off[0]];
+        // A block written at another depth, unless lines that fit say
+        // the block is where the file has it (the off lines slipped).
+        return if zero == 0 {
+            vec![off[0]]
+        } else {
+            vec![0, off[0]]
+        };
     }
     if zero >= 1 && off.len() == 1 {
         // One line off next to a line that fits: a slip in that line (a
@@ -722,9 +728,11 @@ mod tests {
     }
 
     #[test]
-    fn a_partial_block_shift_moves_inserted_lines_with_it() {
-        // FORMATS.md §3: every mis-indented line shows the same shift and
-        // at least two do: inserted lines take it.
+    fn a_partial_block_shift_is_two_readings_unless_evidence_rules_one_out() {
+        // Two lines show the same shift, two lines fit: a block written at
+        // another depth (the new line takes the shift) or two slipped lines
+        // (it keeps its own)? Undecided alone; a parse that rejects `log(a)`
+        // left of `a = 2` (Python's offside rule) decides.
         let file = [
             "class A:",
             "    def f(self):",
@@ -745,6 +753,16 @@ mod tests {
             "        return a",
         ];
         let out = build(Pass::Trimmed, &file, &search, &replace);
+        assert_eq!(out, Err(Undecided::InsertedShift));
+        let parses = |lines: &[String]| !lines.contains(&"      log(a)".to_string());
+        let out = Build {
+            pass: Pass::Trimmed,
+            file: &file,
+            search: &search,
+            replace: &replace,
+            style: Style::infer(&file.join("\n")),
+        }
+        .lines_with(parses);
         assert_eq!(
             out.unwrap(),
             [
