@@ -381,3 +381,21 @@ fn lines_that_fit_keep_new_lines_from_the_shift_of_lines_that_do_not() {
         Err(vec!["ambiguous".into()])
     );
 }
+
+#[test]
+fn an_edit_of_edge_blank_lines_is_not_cut_away_by_the_blank_edge_retry() {
+    // The edit deletes one of two blank lines; the search also has two
+    // blank lines after `frozenset(` the file does not. Cut of its blank
+    // edges the edit would do nothing and report success.
+    let file = "import a\n\n\nfuncs = frozenset(\n    [\"get\"]\n)\n";
+    let got = result(
+        "v.py",
+        file,
+        &edit_file(
+            "v.py",
+            "\n\nfuncs = frozenset(\n\n",
+            "\nfuncs = frozenset(\n\n",
+        ),
+    );
+    assert!(got.is_err(), "{got:?}");
+}

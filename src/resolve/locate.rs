@@ -1402,24 +1402,12 @@ pub fn without_blank_boundaries(r: &Replace) -> Option<Replace> {
         .count()
         .min(trail)
         .min(replace.len() - rlead);
-    // A dropped blank line the replacement keeps elsewhere (the diff pairs
-    // it with a blank line inside the replacement) is context that is not
-    // there: dropping it would move the edit. One the edit deletes, or one
-    // the replacement drops at the same edge, can go.
+    // The edit changes how many blank lines an edge has: cut, that change
+    // is lost where the file has those blank lines (the edit deletes one)
+    // and right where it has not (the search added one): not a retry to
+    // guess with.
     if rlead != lead || rtrail != trail {
-        let kept = similar::capture_diff_slices(similar::Algorithm::Patience, &search, &replace);
-        let dropped = |j: usize| {
-            (j >= rlead && j < lead) || (j + trail >= search.len() && j + rtrail < search.len())
-        };
-        let paired = kept.iter().any(|op| match *op {
-            similar::DiffOp::Equal { old_index, len, .. } => {
-                (old_index..old_index + len).any(dropped)
-            }
-            _ => false,
-        });
-        if paired {
-            return None;
-        }
+        return None;
     }
     let join = |ls: &[&str]| ls.iter().map(|l| format!("{l}\n")).collect::<String>();
     let (search, replace) = (
