@@ -225,7 +225,7 @@ pub fn unpinnable(d: &Draft, format: &str) -> bool {
 /// tool could pin the author's intent.
 fn literal_result(d: &Draft, format: &str) -> Option<String> {
     if formats::is_string_tool(format) {
-        return None;
+        return literal_string_result(d);
     }
     let mut lines: Vec<String> = d.before.clone();
     let mut shift: isize = 0;
@@ -273,6 +273,22 @@ fn indentation_slip_twin(result: &str, d: &Draft) -> bool {
         }
     }
     differs
+}
+
+/// [`literal_result`] for a string tool: each `old_string` (in payload
+/// order, each on the text the ones before it left) found exactly once,
+/// and replaced by its `new_string` — what the tool's own documentation
+/// says the call does.
+fn literal_string_result(d: &Draft) -> Option<String> {
+    let mut text = d.before_text();
+    for hunk in &d.hunks {
+        let (old, new) = formats::string_pair(d, hunk);
+        if old.is_empty() || text.matches(old.as_str()).count() != 1 {
+            return None;
+        }
+        text = text.replacen(old.as_str(), &new, 1);
+    }
+    Some(text)
 }
 
 /// Whether `search` matches whole lines at `at`, and how many other places
