@@ -278,6 +278,12 @@ impl Locator<'_> {
                     let span = lines.index.line_of(l.range.start)
                         ..lines.index.line_of(l.range.end.max(l.range.start + 1) - 1) + 1;
                     self.no_rival_of_whole(&lines, &whole, &span)?;
+                    if edge_blank_deleted(&variants[origin], &lines, &span) {
+                        return Err(Miss::Undecided {
+                            lines: span.start..span.end - 1,
+                            why: Undecided::BlankLine,
+                        });
+                    }
                 }
             }
             match result {
@@ -646,7 +652,7 @@ impl Locator<'_> {
         whole: &[&str],
         chosen: &Range<usize>,
     ) -> Result<(), Miss> {
-        let near: Vec<usize> = near_duplicates(lines, whole)
+        let near: Vec<usize> = near_windows(lines, whole, 2)
             .into_iter()
             .filter(|&s| {
                 whole.iter().enumerate().all(|(j, w)| {
@@ -754,6 +760,15 @@ impl Locator<'_> {
             |m| lines.index.line_of(m.start),
             |m| line_span(&lines.index, m),
         )?;
+        if !r.replace_all {
+            // A loose pass: the search's lines, near-copied elsewhere whole,
+            // are a rival (as for a search cut of its blank edges).
+            let whole = split_lines(&r.search, MatchUnit::Lines);
+            let m = &chosen[0];
+            let span = lines.index.line_of(m.start)
+                ..lines.index.line_of(m.end.saturating_sub(1).max(m.start)) + 1;
+            self.no_rival_of_whole(lines, &whole, &span)?;
+        }
         let bytes = text.as_bytes();
         chosen
             .into_iter()
@@ -1216,8 +1231,13 @@ impl Locator<'_> {
 /// Start lines of windows (searches of three lines or more) where all
 /// search lines but one equal the file's, trimmed.
 fn near_duplicates(lines: &Lines, search: &[&str]) -> Vec<usize> {
+    near_windows(lines, search, 3)
+}
+
+/// [`near_duplicates`] for searches of `min` lines or more.
+fn near_windows(lines: &Lines, search: &[&str], min: usize) -> Vec<usize> {
     let n = search.len();
-    if n < 3 || n > lines.len() {
+    if n < min || n > lines.len() {
         return Vec::new();
     }
     let want: Vec<&str> = search.iter().map(|l| l.trim()).collect();
@@ -1402,12 +1422,25 @@ pub fn without_blank_boundaries(r: &Replace) -> Option<Replace> {
         .count()
         .min(trail)
         .min(replace.len() - rlead);
-    // The edit changes how many blank lines an edge has: cut, that change
-    // is lost where the file has those blank lines (the edit deletes one)
-    // and right where it has not (the search added one): not a retry to
-    // guess with.
+    // A dropped blank line the replacement keeps elsewhere (the diff pairs
+    // it with a blank line inside the replacement) is context that is not
+    // there: dropping it would move the edit. One the edit deletes, or one
+    // the replacement drops at the same edge, can go — where the file has
+    // no blank line there ([`edge_blank_deleted`]).
     if rlead != lead || rtrail != trail {
-        return None;
+        let kept = similar::capture_diff_slices(similar::Algorithm::Patience, &search, &replace);
+        let dropped = |j: usize| {
+            (j >= rlead && j < lead) || (j + trail >= search.len() && j + rtrail < search.len())
+        };
+        let paired = kept.iter().any(|op| match *op {
+            similar::DiffOp::Equal { old_index, len, .. } => {
+                (old_index..old_index + len).any(dropped)
+            }
+            _ => false,
+        });
+        if paired {
+            return None;
+        }
     }
     let join = |ls: &[&str]| ls.iter().map(|l| format!("{l}\n")).collect::<String>();
     let (search, replace) = (
@@ -1436,6 +1469,24 @@ pub fn without_blank_boundaries(r: &Replace) -> Option<Replace> {
         without_line_numbers: None,
         ..r.clone()
     })
+}
+
+/// Whether a search cut of its blank edge lines, matched at file lines
+/// `span`, cut blank lines the edit deletes (the replacement has fewer at
+/// that edge) where the file has a blank line next to the match: the
+/// edit would then lose that deletion and report success. Where the file
+/// has none, the search's blank lines were not the file's to delete.
+pub fn edge_blank_deleted(whole: &Replace, lines: &Lines, span: &Range<usize>) -> bool {
+    let search = split_lines(&whole.search, whole.unit);
+    let replace = split_lines(&whole.replace, whole.unit);
+    let blank = |l: &&&str| l.trim().is_empty();
+    let lead = search.iter().take_while(blank).count();
+    let trail = search.iter().rev().take_while(blank).count();
+    let rlead = replace.iter().take_while(blank).count();
+    let rtrail = replace.iter().rev().take_while(blank).count();
+    let file_blank = |i: usize| i < lines.len() && lines.line(i).trim().is_empty();
+    (rlead < lead && span.start > 0 && file_blank(span.start - 1))
+        || (rtrail < trail && file_blank(span.end))
 }
 
 /// The search the blank-line pass reads: without its blank edge lines

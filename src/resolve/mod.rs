@@ -801,10 +801,18 @@ impl<'o, 'c> FileResolver<'o, 'c> {
         .map_err(|miss| self.miss_error(edit, r, miss))?;
         let start = chosen[0];
         if let Some(whole) = &whole {
-            // Cut from a longer search: its near-duplicates are rivals.
+            // Cut from a longer search: its near-duplicates are rivals,
+            // and blank lines it deletes next to the file's must stay.
             locator
                 .no_rival_of_whole(lines, whole, &(start..start + n))
                 .map_err(|miss| self.miss_error(edit, r, miss))?;
+            if locate::edge_blank_deleted(r, lines, &(start..start + n)) {
+                let miss = locate::Miss::Undecided {
+                    lines: start..start + n - 1,
+                    why: replacement::Undecided::BlankLine,
+                };
+                return Err(self.miss_error(edit, r, miss));
+            }
         }
         let search: Vec<&str> = search.iter().map(String::as_str).collect();
         let replace: Vec<&str> = replace.iter().map(String::as_str).collect();
