@@ -399,3 +399,22 @@ fn an_edit_of_edge_blank_lines_is_not_cut_away_by_the_blank_edge_retry() {
     );
     assert!(got.is_err(), "{got:?}");
 }
+
+#[test]
+fn a_tolerant_match_meets_the_exact_match_of_the_search_cut_of_its_blank_edges() {
+    // `assert parts == 4` + a blank line: the trimmed pass finds the
+    // 4-space copy followed by a blank line, the search cut of its blank
+    // line the 8-space copy exactly. A slip here or a blank line there?
+    let file =
+        "def t(r, app):\n    assert parts == 4\n\n    with app:\n        assert parts == 4\n";
+    let got = result(
+        "t.py",
+        file,
+        &edit_file(
+            "t.py",
+            "        assert parts == 4\n\n",
+            "        assert parts == 4\n\n\ndef u():\n    pass\n\n",
+        ),
+    );
+    assert_eq!(got, Err(vec!["ambiguous".into()]));
+}

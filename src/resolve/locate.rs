@@ -286,6 +286,32 @@ impl Locator<'_> {
                     }
                 }
             }
+            // A tolerant match of a search with blank edge lines, when the
+            // search cut of them matches exactly elsewhere: a slip in a line
+            // here, or a blank line added there? Two places.
+            if let (None, Ok(located), false) = (origins[k], &result, r.replace_all) {
+                if let Some(cut) = (0..variants.len())
+                    .find(|&c| origins[c] == Some(k))
+                    .map(|c| &variants[c])
+                {
+                    let here: Vec<Range<usize>> = located
+                        .iter()
+                        .map(|l| line_span(&lines.index, &l.range))
+                        .collect();
+                    let there: Vec<Range<usize>> = self
+                        .exact_in_text(text, cut)
+                        .iter()
+                        .map(|m| line_span(&lines.index, m))
+                        .filter(|m| here.iter().all(|h| m.end < h.start || m.start > h.end))
+                        .collect();
+                    if !there.is_empty() {
+                        let mut candidates: Vec<Range<usize>> =
+                            here.into_iter().chain(there).collect();
+                        candidates.sort_by_key(|c| c.start);
+                        return Err(Miss::Ambiguous { candidates });
+                    }
+                }
+            }
             match result {
                 Err(Miss::NotFound { .. }) => {}
                 other => return other,
