@@ -418,3 +418,23 @@ fn a_tolerant_match_meets_the_exact_match_of_the_search_cut_of_its_blank_edges()
     );
     assert_eq!(got, Err(vec!["ambiguous".into()]));
 }
+
+#[test]
+fn a_changed_first_line_where_the_file_has_it_may_be_fixed_or_shifted() {
+    // old_string one level too deep, new_string's (changed) first line at
+    // the file's depth: the model fixed it there (written as is), or the
+    // whole payload is a level deep and the change lands there by chance?
+    let old = "        register(Tag, 0)\n";
+    let new = "    register(Tag, index=0)\n";
+    let file = "steps:\n    register(Tag, 0)\n    x = 1\n";
+    let got = result("a.txt", file, &edit_file("a.txt", old, new));
+    assert_eq!(got, Err(vec!["ambiguous".into()]));
+    // In Python the shifted reading (`register` at column 0 before `x = 1`
+    // at 4) does not parse: the line is written as the model fixed it.
+    let file = "def f():\n    register(Tag, 0)\n    x = 1\n";
+    let got = result("a.py", file, &edit_file("a.py", old, new));
+    assert_eq!(
+        got.unwrap(),
+        "def f():\n    register(Tag, index=0)\n    x = 1\n"
+    );
+}

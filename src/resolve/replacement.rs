@@ -297,16 +297,21 @@ impl Build<'_> {
         {
             return vec![false];
         }
-        // The same line, moved to where the file has it: the model fixed
-        // the indentation in the replacement, which is in the file's frame.
-        if self.search[s0].trim() != self.replace[r0].trim() {
-            return vec![false];
-        }
+        // The replacement's first line where the file has that line: the
+        // model fixed the indentation in the replacement (`FORMATS.md` §3,
+        // "new is written as is"), which is in the file's frame — surely so
+        // when it is the same line; a changed line may also have been
+        // shifted with the search and land there by chance: two readings.
+        let same = self.search[s0].trim() == self.replace[r0].trim();
         let file_width = self.style.width(indent(self.file[s0]));
         if unit.width_in(self.style, indent(self.replace[r0])) == file_width {
-            vec![true]
-        } else {
+            return if same { vec![true] } else { vec![false, true] };
+        }
+        // The same line moved elsewhere: either frame.
+        if same {
             vec![false, true]
+        } else {
+            vec![false]
         }
     }
 
