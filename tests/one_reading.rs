@@ -438,3 +438,12 @@ fn a_changed_first_line_where_the_file_has_it_may_be_fixed_or_shifted() {
         "def f():\n    register(Tag, index=0)\n    x = 1\n"
     );
 }
+
+#[test]
+fn a_hunk_of_only_blank_old_lines_is_not_placed_by_its_hint() {
+    // The stale `@@ -4` points at a blank line, but so would any number:
+    // blank lines anchor nothing.
+    let file = "def a():\n    pass\n\ndef b():\n    pass\n\ndef c():\n    pass\n";
+    let payload = "--- a/m.py\n+++ b/m.py\n@@ -6,1 +6,3 @@\n \n+x = 1\n+\n";
+    assert_eq!(result("m.py", file, payload), Err(vec!["ambiguous".into()]));
+}

@@ -791,10 +791,15 @@ impl<'o, 'c> FileResolver<'o, 'c> {
             }
         };
         let n = search.len();
+        // Old lines that are all blank anchor nothing: among several blank
+        // places a hint (often stale) would pick one by its number alone.
+        let anchored = search.iter().any(|l| !l.trim().is_empty());
         let chosen = choose(
             candidates,
             false,
-            r.line_hint.and_then(|h| h.checked_sub(1)),
+            r.line_hint
+                .and_then(|h| h.checked_sub(1))
+                .filter(|_| anchored),
             |&s| s,
             |&s| s..s + n - 1,
         )
