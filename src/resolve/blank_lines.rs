@@ -12,10 +12,8 @@
 
 use std::ops::Range;
 
-use similar::{capture_diff_slices, Algorithm, DiffOp};
-
 use super::passes::{self, Lines, Pass};
-use super::replacement::Undecided;
+use super::replacement::{pairing, Undecided};
 
 /// The passes that compare the non-blank lines: the tolerant line passes
 /// but the boundary prefix (a cut line and a moved blank line at once are
@@ -188,38 +186,6 @@ fn rewrite_with(
 /// the same).
 fn alike(new: &str, old: &str) -> bool {
     super::passes::fuzzy::similarity(&[new], &[old]) >= 0.6
-}
-
-/// Per search line: the replacement line the line diff pairs it with as
-/// unchanged.
-fn pairing(search: &[&str], replace: &[&str], reversed: bool) -> Vec<Option<usize>> {
-    let (n, m) = (search.len(), replace.len());
-    let ops = if reversed {
-        let s: Vec<&str> = search.iter().rev().copied().collect();
-        let r: Vec<&str> = replace.iter().rev().copied().collect();
-        capture_diff_slices(Algorithm::Patience, &s, &r)
-    } else {
-        capture_diff_slices(Algorithm::Patience, search, replace)
-    };
-    let mut paired = vec![None; n];
-    for op in ops {
-        if let DiffOp::Equal {
-            old_index,
-            new_index,
-            len,
-        } = op
-        {
-            for t in 0..len {
-                let (j, k) = if reversed {
-                    (n - 1 - (old_index + t), m - 1 - (new_index + t))
-                } else {
-                    (old_index + t, new_index + t)
-                };
-                paired[j] = Some(k);
-            }
-        }
-    }
-    paired
 }
 
 #[cfg(test)]

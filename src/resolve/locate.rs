@@ -359,13 +359,7 @@ impl Locator<'_> {
                 .into_iter()
                 .map(|m| {
                     let new_lines = self.build_blank(lines, r, pass, m.clone(), !r.replace_all)?;
-                    Ok(match r.unit {
-                        MatchUnit::Lines => {
-                            let range = lines.index.start(m.start)..lines.index.start(m.end);
-                            self.lines_replacement(lines.text, range, &new_lines)
-                        }
-                        MatchUnit::Substring => self.substring_lines(lines, m, &new_lines, r),
-                    })
+                    Ok(self.written_lines(lines, m, &new_lines, r))
                 })
                 .collect(),
         )
@@ -641,13 +635,7 @@ impl Locator<'_> {
                     let file: Vec<&str> = m.clone().map(|i| lines.line(i)).collect();
                     let new_lines =
                         self.build(pass, &file, &search, &replace, m.clone(), Some(lines))?;
-                    Ok(match r.unit {
-                        MatchUnit::Lines => {
-                            let range = lines.index.start(m.start)..lines.index.start(m.end);
-                            self.lines_replacement(lines.text, range, &new_lines)
-                        }
-                        MatchUnit::Substring => self.substring_lines(lines, m, &new_lines, r),
-                    })
+                    Ok(self.written_lines(lines, m, &new_lines, r))
                 })
                 .collect();
         }
@@ -726,6 +714,24 @@ impl Locator<'_> {
         candidates.push(chosen.start..chosen.end - 1);
         candidates.sort_by_key(|c| c.start);
         Err(Miss::Ambiguous { candidates })
+    }
+
+    /// What a whole-line match of file lines `m` writes: the lines, or for
+    /// a string tool the literal replace of its text ([`Self::substring_lines`]).
+    fn written_lines(
+        &self,
+        lines: &Lines,
+        m: Range<usize>,
+        new_lines: &[String],
+        r: &Replace,
+    ) -> Located {
+        match r.unit {
+            MatchUnit::Lines => {
+                let range = lines.index.start(m.start)..lines.index.start(m.end);
+                self.lines_replacement(lines.text, range, new_lines)
+            }
+            MatchUnit::Substring => self.substring_lines(lines, m, new_lines, r),
+        }
     }
 
     /// A string tool's whole-line match written as the literal replace of
@@ -910,13 +916,7 @@ impl Locator<'_> {
                         m.clone(),
                         Some(lines),
                     )?;
-                    Ok(match r.unit {
-                        MatchUnit::Lines => {
-                            let range = lines.index.start(m.start)..lines.index.start(m.end);
-                            self.lines_replacement(lines.text, range, &new_lines)
-                        }
-                        MatchUnit::Substring => self.substring_lines(lines, m, &new_lines, r),
-                    })
+                    Ok(self.written_lines(lines, m, &new_lines, r))
                 })
                 .collect(),
         )

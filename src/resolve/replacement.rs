@@ -621,6 +621,20 @@ enum Seg {
     },
 }
 
+/// Per search line: the replacement line the line diff ([`align`]) pairs
+/// it with as unchanged.
+pub fn pairing(search: &[&str], replace: &[&str], reversed: bool) -> Vec<Option<usize>> {
+    let mut paired = vec![None; search.len()];
+    for seg in align(search, replace, reversed) {
+        if let Seg::Equal { old, new } = seg {
+            for (j, k) in old.zip(new) {
+                paired[j] = Some(k);
+            }
+        }
+    }
+    paired
+}
+
 /// The line diff of `search` → `replace` (patience: lines that occur once
 /// on each side anchor it, so a unique code line is never traded for a
 /// blank one); `reversed` diffs the reversed lines, which pairs repeated
