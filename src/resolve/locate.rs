@@ -1419,35 +1419,26 @@ fn line_end_after(len: usize, byte: impl Fn(usize) -> u8, end: usize) -> usize {
     }
 }
 
+/// How many blank lines `lines` starts and ends with (all of them, both
+/// ways, when every line is blank).
+fn blank_edges(lines: &[&str]) -> (usize, usize) {
+    let blank = |l: &&&str| l.trim().is_empty();
+    let lead = lines.iter().take_while(blank).count();
+    (lead, lines.iter().rev().take_while(blank).count())
+}
+
 /// The search without its leading/trailing blank lines (and the
 /// replacement without the same blank lines), when it has any.
 pub fn without_blank_boundaries(r: &Replace) -> Option<Replace> {
     let search: Vec<&str> = split_lines(&r.search, r.unit);
     let replace: Vec<&str> = split_lines(&r.replace, r.unit);
-    let lead = search.iter().take_while(|l| l.trim().is_empty()).count();
-    if lead == search.len() {
+    let (lead, trail) = blank_edges(&search);
+    if lead == search.len() || (lead == 0 && trail == 0) {
         return None;
     }
-    let trail = search
-        .iter()
-        .rev()
-        .take_while(|l| l.trim().is_empty())
-        .count();
-    if lead == 0 && trail == 0 {
-        return None;
-    }
-    let rlead = replace
-        .iter()
-        .take_while(|l| l.trim().is_empty())
-        .count()
-        .min(lead);
-    let rtrail = replace
-        .iter()
-        .rev()
-        .take_while(|l| l.trim().is_empty())
-        .count()
-        .min(trail)
-        .min(replace.len() - rlead);
+    let (rlead, rtrail) = blank_edges(&replace);
+    let rlead = rlead.min(lead);
+    let rtrail = rtrail.min(trail).min(replace.len() - rlead);
     // A dropped blank line the replacement keeps elsewhere (the diff pairs
     // it with a blank line inside the replacement) is context that is not
     // there: dropping it would move the edit. One the edit deletes, or one
@@ -1505,11 +1496,7 @@ pub fn without_blank_boundaries(r: &Replace) -> Option<Replace> {
 pub fn edge_blank_deleted(whole: &Replace, lines: &Lines, span: &Range<usize>) -> bool {
     let search = split_lines(&whole.search, whole.unit);
     let replace = split_lines(&whole.replace, whole.unit);
-    let blank = |l: &&&str| l.trim().is_empty();
-    let lead = search.iter().take_while(blank).count();
-    let trail = search.iter().rev().take_while(blank).count();
-    let rlead = replace.iter().take_while(blank).count();
-    let rtrail = replace.iter().rev().take_while(blank).count();
+    let ((lead, trail), (rlead, rtrail)) = (blank_edges(&search), blank_edges(&replace));
     let file_blank = |i: usize| i < lines.len() && lines.line(i).trim().is_empty();
     (rlead < lead && span.start > 0 && file_blank(span.start - 1))
         || (rtrail < trail && file_blank(span.end))
@@ -1520,10 +1507,7 @@ pub fn edge_blank_deleted(whole: &Replace, lines: &Lines, span: &Range<usize>) -
 /// retry would not (an edge blank line the replacement keeps inside is
 /// context that is not there, perhaps the line as it will be).
 pub fn blank_lines_variant(r: &Replace) -> Option<Replace> {
-    let search = split_lines(&r.search, r.unit);
-    let edges = search.first().is_some_and(|l| l.trim().is_empty())
-        || search.last().is_some_and(|l| l.trim().is_empty());
-    if edges {
+    if blank_edges(&split_lines(&r.search, r.unit)) != (0, 0) {
         without_blank_boundaries(r)
     } else {
         Some(r.clone())
