@@ -953,10 +953,31 @@ impl Locator<'_> {
         replace: &[&str],
         span: Span,
     ) -> Result<Located, Miss> {
-        let file: Vec<&str> = region
-            .split('\n')
-            .map(|l| l.strip_suffix('\r').unwrap_or(l))
-            .collect();
+        let file = region_lines(region);
+        if search.len() != file.len() {
+            return Err(Miss::NotFound { near: None });
+        }
+        let text =
+            self.line_reading(Pass::TrailingWhitespace, r, before, &file, search, replace)?;
+        Ok(Located {
+            range: span.line_start..span.content_end,
+            text,
+        })
+    }
+
+    /// A string tool's text starting after a line's indentation (`before`),
+    /// read as whole lines by `pass`: the first search and replacement
+    /// lines get that indentation back (a replacement line that has its
+    /// own keeps it), and the new lines are joined as the text to write.
+    fn line_reading(
+        &self,
+        pass: Pass,
+        r: &Replace,
+        before: &str,
+        file: &[&str],
+        search: &[&str],
+        replace: &[&str],
+    ) -> Result<String, Miss> {
         let first_search = format!("{before}{}", search.first().copied().unwrap_or(""));
         let first_replace = match replace.first() {
             Some(l) if !l.starts_with([' ', '\t']) => format!("{before}{l}"),
@@ -971,12 +992,9 @@ impl Locator<'_> {
         if let Some(first) = r_lines.first_mut() {
             *first = &first_replace;
         }
-        if s_lines.len() != file.len() {
-            return Err(Miss::NotFound { near: None });
-        }
         let new_lines = Build {
-            pass: Pass::TrailingWhitespace,
-            file: &file,
+            pass,
+            file,
             search: &s_lines,
             replace: &r_lines,
             style: self.style,
@@ -988,10 +1006,7 @@ impl Locator<'_> {
         if r.replace.ends_with('\n') {
             text.push_str(le);
         }
-        Ok(Located {
-            range: span.line_start..span.content_end,
-            text,
-        })
+        Ok(text)
     }
 
     /// The lines an exact whole-line match writes: the replacement as
@@ -1064,10 +1079,7 @@ impl Locator<'_> {
             return self.trailing_whitespace_lines(r, &before, &region, &search, &replace, span);
         }
         // Ends inside a line: the text, or the line cut short?
-        let file: Vec<&str> = region
-            .split('\n')
-            .map(|l| l.strip_suffix('\r').unwrap_or(l))
-            .collect();
+        let file = region_lines(&region);
         let last = search.len().saturating_sub(1);
         if search.len() != file.len() || search.is_empty() {
             return Ok(literal);
@@ -1082,32 +1094,8 @@ impl Locator<'_> {
         }
         // The line reading, with the first line as the file has it (the
         // text starts after its indentation, which the literal reading keeps).
-        let first_search = format!("{before}{}", search[0]);
-        let first_replace = match replace.first() {
-            Some(l) if !l.starts_with([' ', '\t']) => format!("{before}{l}"),
-            Some(l) => l.to_string(),
-            None => String::new(),
-        };
-        let mut s_lines: Vec<&str> = search.clone();
-        s_lines[0] = &first_search;
-        let mut r_lines: Vec<&str> = replace.clone();
-        if !r_lines.is_empty() {
-            r_lines[0] = &first_replace;
-        }
-        let le = self.line_ending.as_str();
-        let new_lines = Build {
-            pass: Pass::BoundaryPrefix,
-            file: &file,
-            search: &s_lines,
-            replace: &r_lines,
-            style: self.style,
-        }
-        .lines()
-        .map_err(|why| Miss::Undecided { lines: 0..0, why })?;
-        let mut whole = new_lines.join(le);
-        if r.replace.ends_with('\n') {
-            whole.push_str(le);
-        }
+        let whole =
+            self.line_reading(Pass::BoundaryPrefix, r, &before, &file, &search, &replace)?;
         let fragment = format!("{before}{}{}", literal.text, slice(m.end..span.content_end));
         if fragment == whole {
             // The cut line is repeated as context: a copy cut short, or the
@@ -1417,6 +1405,14 @@ fn line_end_after(len: usize, byte: impl Fn(usize) -> u8, end: usize) -> usize {
     } else {
         end
     }
+}
+
+/// The lines of a text region, without their terminators.
+fn region_lines(region: &str) -> Vec<&str> {
+    region
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect()
 }
 
 /// How many blank lines `lines` starts and ends with (all of them, both
