@@ -161,6 +161,12 @@ pub struct Replace {
     /// (the replacement only when all its lines carry them), tried when the
     /// search as written matches nothing.
     pub without_line_numbers: Option<(String, String)>,
+    /// A diff hunk's context lines, as 0-based (search line, replacement
+    /// line) pairs in order: the hunk says which lines stay, so they are
+    /// paired as written instead of by a diff of the two sides. Empty for
+    /// every other format.
+    #[serde(skip)]
+    pub kept: Vec<(usize, usize)>,
 }
 
 impl Replace {
@@ -175,6 +181,7 @@ impl Replace {
             context_header: None,
             at_end_of_file: false,
             without_line_numbers: None,
+            kept: Vec::new(),
         }
     }
 

@@ -306,3 +306,27 @@ fn ambiguous_conversion_inside_a_string_literal() {
         )
     ));
 }
+
+#[test]
+fn ambiguous_hint_near_an_exact_place_and_at_a_loose_one() {
+    let file = format!(
+        "a = 1\n\nif x: \n    pass\n\n\nif x:\n    pass\n{}\nif x:\n    pass\n",
+        "p\n".repeat(121)
+    );
+    let payload = "--- a/a.py\n+++ b/a.py\n@@ -2,2 +2,3 @@\n \n+# check x\n if x:\n";
+    insta::assert_snapshot!(errors(&[("a.py", file.as_bytes())], payload));
+}
+
+#[test]
+fn ambiguous_hint_against_a_neighbouring_hunk() {
+    let file = format!("doc = 1\n{}doc = 1\nend = 0\nreturn 1\n", "p\n".repeat(150));
+    let payload = "--- a/a.py\n+++ b/a.py\n@@ -154,1 +154,2 @@\n doc = 1\n+more = 1\n@@ -153,2 +154,2 @@\n end = 0\n-return 1\n+return 2\n";
+    insta::assert_snapshot!(errors(&[("a.py", file.as_bytes())], payload));
+}
+
+#[test]
+fn ambiguous_hint_against_a_neighbouring_block() {
+    let file = format!("doc = 1\n{}doc = 1\nend = 0\nreturn 1\n", "p\n".repeat(150));
+    let payload = "<apply_diff>\n<path>a.py</path>\n<diff>\n<<<<<<< SEARCH\n:start_line:154\n-------\ndoc = 1\n=======\ndoc = 2\n>>>>>>> REPLACE\n\n<<<<<<< SEARCH\n:start_line:154\n-------\nreturn 1\n=======\nreturn 2\n>>>>>>> REPLACE\n</diff>\n</apply_diff>\n";
+    insta::assert_snapshot!(errors(&[("a.py", file.as_bytes())], payload));
+}

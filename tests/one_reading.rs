@@ -447,3 +447,117 @@ fn a_hunk_of_only_blank_old_lines_is_not_placed_by_its_hint() {
     let payload = "--- a/m.py\n+++ b/m.py\n@@ -6,1 +6,3 @@\n \n+x = 1\n+\n";
     assert_eq!(result("m.py", file, payload), Err(vec!["ambiguous".into()]));
 }
+
+#[test]
+fn a_hunks_context_line_is_paired_as_the_hunk_wrote_it() {
+    // The context line `\t}` is written one level off (the file has
+    // `\t\t}`); the replacement adds other `\t}` lines. A diff of the two
+    // sides pairs the context with an added copy and writes `\t}` where the
+    // file keeps `\t\t}`; the hunk's own ` ` prefix says which line stays.
+    let file = "func f() {\n\tif a {\n\t\tif b {\n\t\t\tx()\n\t\t}\n\t}\n}\n";
+    let payload = "*** Begin Patch\n*** Update File: a.go\n@@\n \tif a {\n \t\tif b {\n-\t\t\tx()\n+\t\t\ty()\n+\t\t}\n+\t\tif c {\n+\t\t\tz()\n \t}\n \t}\n*** End Patch\n";
+    let got = result("a.go", file, payload);
+    assert_eq!(
+        got.unwrap(),
+        "func f() {\n\tif a {\n\t\tif b {\n\t\t\ty()\n\t\t}\n\t\tif c {\n\t\t\tz()\n\t\t}\n\t}\n}\n"
+    );
+}
+
+#[test]
+fn a_hint_near_one_exact_place_and_at_a_loose_one_is_refused() {
+    // The hunk's lines match line 6 exactly, 4 lines from its number 2 (and
+    // line 131, too far to matter); at line 2 they match once the file's
+    // trailing whitespace is ignored.
+    let file = format!(
+        "a = 1\n\nif x: \n    pass\n\n\nif x:\n    pass\n{}\nif x:\n    pass\n",
+        "p\n".repeat(121)
+    );
+    let payload = "--- a/a.py\n+++ b/a.py\n@@ -2,2 +2,3 @@\n \n+# check x\n if x:\n";
+    let got = result("a.py", &file, payload);
+    assert_eq!(got.unwrap_err(), ["ambiguous"]);
+    // Without the loose match at the hint, the near place stands.
+    let file = file.replacen("if x: \n", "if y:\n", 1);
+    let got = result("a.py", &file, payload).unwrap();
+    assert!(got.contains("\n\n# check x\nif x:\n    pass\np\n"), "{got}");
+}
+
+#[test]
+fn a_hint_near_a_place_is_not_stale_when_the_next_hunk_sits_at_its_number() {
+    // `doc = 1` is at lines 1 and 152; hunk 1's number, 154, picks line 152
+    // as a stale hint would (2 lines off, no other copy within 100 lines).
+    let file = format!("doc = 1\n{}doc = 1\nend = 0\nreturn 1\n", "p\n".repeat(150));
+    let diff = |first: usize, second: usize| {
+        format!("--- a/a.py\n+++ b/a.py\n@@ -{first},1 +{first},2 @@\n doc = 1\n+more = 1\n@@ -{second},2 +{},2 @@\n end = 0\n-return 1\n+return 2\n", second + 1)
+    };
+    // Hunk 2 is 2 lines off its number too: the numbers are stale by 2.
+    let got = result("a.py", &file, &diff(154, 155));
+    let want = format!(
+        "doc = 1\n{}doc = 1\nmore = 1\nend = 0\nreturn 2\n",
+        "p\n".repeat(150)
+    );
+    assert_eq!(got.unwrap(), want);
+    // Hunk 2 sits exactly at its number: hunk 1's number is not stale, and
+    // line 154 (where it points) may be the place meant.
+    let got = result("a.py", &file, &diff(154, 153));
+    assert_eq!(got.unwrap_err(), ["ambiguous"]);
+}
+
+#[test]
+fn a_fuzzy_window_whose_edge_line_is_exactly_next_to_it_is_refused() {
+    // The search leaves out the line between two of its lines; a fuzzy
+    // window pairs its second line with the line left out, while the
+    // search line itself is the next file line.
+    let file = "def test_locate_app():\n    pytest.raises(NoAppException, locate_app, \"cliapp/app\")\n    pytest.raises(RuntimeError, locate_app, \"cliapp.app:notanapp\")\n    pytest.raises(ImportError, locate_app, \"cliapp.importerrorapp\")\n";
+    let old = "    pytest.raises(NoAppException, locate_app, \"cliapp/app\")\n    pytest.raises(ImportError, locate_app, \"cliapp.importerrorapp\")\n";
+    let new = old.replace("ImportError", "NoAppException");
+    let payload = edit_file("a.py", old, &new);
+    let options = Options {
+        fuzzy: Some(0.85),
+        ..Options::default()
+    };
+    let got = result_with("a.py", file, &payload, &options);
+    assert!(got.is_err(), "{got:?}");
+}
+
+#[test]
+fn a_roo_block_placed_near_its_number_is_refused_when_another_block_sits_at_its_own() {
+    // `doc = 1` is at lines 1 and 152; block 1's number, 154, picks line
+    // 152 as a stale number would. Block 2 is found once, at its number:
+    // the numbers are not stale, and line 154 may be the place meant.
+    let file = format!("doc = 1\n{}doc = 1\nend = 0\nreturn 1\n", "p\n".repeat(150));
+    let payload = |second: usize| {
+        format!(
+            "<apply_diff>\n<path>a.py</path>\n<diff>\n<<<<<<< SEARCH\n:start_line:154\n-------\ndoc = 1\n=======\ndoc = 2\n>>>>>>> REPLACE\n\n<<<<<<< SEARCH\n:start_line:{second}\n-------\nreturn 1\n=======\nreturn 2\n>>>>>>> REPLACE\n</diff>\n</apply_diff>\n"
+        )
+    };
+    let got = result("a.py", &file, &payload(154));
+    assert_eq!(got.unwrap_err(), ["ambiguous"]);
+    // Off by the same 2 lines as block 1's pick: the numbers are stale.
+    let got = result("a.py", &file, &payload(156));
+    let want = format!("doc = 1\n{}doc = 2\nend = 0\nreturn 2\n", "p\n".repeat(150));
+    assert_eq!(got.unwrap(), want);
+}
+
+#[test]
+fn an_exact_match_never_converts_spaces_to_tabs_inside_a_string_literal() {
+    // A space-indented payload for a tab-indented Go file: its lines are
+    // converted to tabs, but the line inside the raw string would change
+    // the string's text.
+    let file = "package main\n\nfunc a() {\n\tb()\n}\n\n// Name x\nfunc b() {}\n";
+    let replace = "}\n\nfunc c() string {\n    return `a\n    b`\n}\n\n// Name x\n";
+    let got = result("a.go", file, &sr("a.go", "}\n\n// Name x\n", replace));
+    assert_eq!(got.unwrap_err(), ["ambiguous"]);
+    let got = result(
+        "a.go",
+        file,
+        &edit_file("a.go", "}\n\n// Name x\n", replace),
+    );
+    assert_eq!(got.unwrap_err(), ["ambiguous"]);
+    // Outside a string, the same conversion is the file's style.
+    let replace = "}\n\nfunc c() {\n    d()\n}\n\n// Name x\n";
+    let got = result("a.go", file, &sr("a.go", "}\n\n// Name x\n", replace));
+    assert_eq!(
+        got.unwrap(),
+        "package main\n\nfunc a() {\n\tb()\n}\n\nfunc c() {\n\td()\n}\n\n// Name x\nfunc b() {}\n"
+    );
+}

@@ -108,20 +108,36 @@ fn snapshots_of_codex_rejection_messages() {
     }
 }
 
+/// A hunk's common leading and trailing lines: (lines, prefix, suffix).
+fn common(hunk: &Replace) -> (Vec<&str>, Vec<&str>, usize, usize) {
+    let old: Vec<&str> = hunk.search.lines().collect();
+    let new: Vec<&str> = hunk.replace.lines().collect();
+    let prefix = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
+    let suffix = old[prefix..]
+        .iter()
+        .rev()
+        .zip(new[prefix..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    (old, new, prefix, suffix)
+}
+
+/// The hunk as the parser reads it: its context lines are its kept pairs.
+fn with_kept(hunk: Replace) -> Replace {
+    let (old, new, prefix, suffix) = common(&hunk);
+    let kept = (0..prefix)
+        .map(|i| (i, i))
+        .chain((0..suffix).map(|t| (old.len() - suffix + t, new.len() - suffix + t)))
+        .collect();
+    Replace { kept, ..hunk }
+}
+
 /// Renders hunks as a unified diff of `path`: each hunk's common leading and
 /// trailing lines become context, the rest `-` and `+` lines.
 fn render(path: &str, hunks: &[Replace]) -> String {
     let mut out = format!("--- a/{path}\n+++ b/{path}\n");
     for hunk in hunks {
-        let old: Vec<&str> = hunk.search.lines().collect();
-        let new: Vec<&str> = hunk.replace.lines().collect();
-        let prefix = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
-        let suffix = old[prefix..]
-            .iter()
-            .rev()
-            .zip(new[prefix..].iter().rev())
-            .take_while(|(a, b)| a == b)
-            .count();
+        let (old, new, prefix, suffix) = common(hunk);
         let start = hunk.line_hint.unwrap_or(1);
         out += &format!("@@ -{start},{} +{start},{} @@\n", old.len(), new.len());
         let context = |lines: &[&str], out: &mut String| {
@@ -184,7 +200,7 @@ proptest! {
         let parsed = parse(&text, Some(Format::UnifiedDiff));
         prop_assert!(parsed.errors.is_empty(), "{:?}\n{}", parsed.errors, text);
         let ops: Vec<EditOp> = parsed.batch.edits.iter().map(|e: &Edit| e.op.clone()).collect();
-        let expected: Vec<EditOp> = hunks.into_iter().map(EditOp::Replace).collect();
+        let expected: Vec<EditOp> = hunks.into_iter().map(|h| EditOp::Replace(with_kept(h))).collect();
         prop_assert_eq!(ops, expected, "{}", text);
         let group = parsed.batch.edits[0].ordering;
         prop_assert!(matches!(group, Ordering::Simultaneous(_)));

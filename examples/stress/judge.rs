@@ -137,6 +137,8 @@ pub fn judge_result(result: &str, d: &Draft, format: &str) -> Judged {
     let verdict = if unpinnable(d, format)
         || literal_result(d, format).as_deref() == Some(result)
         || indentation_slip_twin(result, d)
+        || truncation_twin(result, d)
+        || fixed_frame_twin(result, d)
     {
         Verdict::Unpinnable
     } else {
@@ -269,6 +271,85 @@ fn indentation_slip_twin(result: &str, d: &Draft) -> bool {
         let slip =
             g.trim_start() == w.trim_start() && searched(w) && d.before.iter().any(|b| b == g);
         if !slip {
+            return false;
+        }
+    }
+    differs
+}
+
+/// A context line written in its after form where the after only cuts
+/// the line's end: the payload is then, byte for byte, the one a model
+/// that truncated that context line writes, and `FORMATS.md` §3 (pass 4)
+/// expands a truncated first or last line to the file's whole line. No
+/// tool could tell the two intents apart: the result differs from the
+/// after file only in lines the search holds in their after form, each
+/// kept as the before file has it, which the after line begins.
+fn truncation_twin(result: &str, d: &Draft) -> bool {
+    let want = d.after_text();
+    let (got, want): (Vec<&str>, Vec<&str>) =
+        (result.split('\n').collect(), want.split('\n').collect());
+    if got.len() != want.len() {
+        return false;
+    }
+    let searched = |w: &str| d.hunks.iter().any(|h| h.search().contains(&w));
+    let mut differs = false;
+    for (g, w) in got.iter().zip(&want) {
+        if g == w {
+            continue;
+        }
+        differs = true;
+        let cut = g.len() > w.len()
+            && g.starts_with(w)
+            && w.trim().len() >= 8
+            && searched(w)
+            && d.before.iter().any(|b| b == g);
+        if !cut {
+            return false;
+        }
+    }
+    differs
+}
+
+/// A block written at another depth whose real edit re-indents its first
+/// line to where the file has that line: the replacement's first line then
+/// sits at the file's depth while the search's does not, which is, byte
+/// for byte, a model that fixed the indentation in the replacement, and
+/// `FORMATS.md` §3 (pass 3) writes such a replacement as it is. No tool
+/// following the contract could tell the two apart: the result differs
+/// from the after file only in the indentation of lines written as that
+/// replacement has them.
+fn fixed_frame_twin(result: &str, d: &Draft) -> bool {
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let first = |lines: &[&str]| lines.iter().position(|l| !l.trim().is_empty());
+    let fixed: Vec<Vec<&str>> = d
+        .hunks
+        .iter()
+        .filter_map(|h| {
+            let (search, replace) = (h.search(), h.replace());
+            let (s0, r0) = (first(&search)?, first(&replace)?);
+            let file_line = d.before.get(h.before_start + s0)?;
+            let trigger = search[s0].trim() == replace[r0].trim()
+                && search[s0][..indent(search[s0])] != replace[r0][..indent(replace[r0])]
+                && file_line[..indent(file_line)] == replace[r0][..indent(replace[r0])];
+            trigger.then_some(replace)
+        })
+        .collect();
+    if fixed.is_empty() {
+        return false;
+    }
+    let want = d.after_text();
+    let (got, want): (Vec<&str>, Vec<&str>) =
+        (result.split('\n').collect(), want.split('\n').collect());
+    if got.len() != want.len() {
+        return false;
+    }
+    let mut differs = false;
+    for (g, w) in got.iter().zip(&want) {
+        if g == w {
+            continue;
+        }
+        differs = true;
+        if g.trim() != w.trim() || !fixed.iter().any(|r| r.contains(g)) {
             return false;
         }
     }

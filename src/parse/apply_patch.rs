@@ -380,6 +380,10 @@ struct HunkReader {
     /// Empty lines not yet known to be inside the hunk (dropped at its end).
     blank_run: usize,
     changed_or_context: usize,
+    /// Lines in `search` and `replace` so far.
+    counts: (usize, usize),
+    /// Context lines as (search line, replacement line) pairs.
+    kept: Vec<(usize, usize)>,
 }
 
 impl HunkReader {
@@ -393,6 +397,8 @@ impl HunkReader {
             replace: String::new(),
             blank_run: 0,
             changed_or_context: 0,
+            counts: (0, 0),
+            kept: Vec::new(),
         }
     }
 
@@ -411,13 +417,17 @@ impl HunkReader {
             HunkLine::Added(text) => (false, true, text),
             HunkLine::Blank => (false, false, ""),
         };
-        for (wanted, out) in [
-            (to_search, &mut self.search),
-            (to_replace, &mut self.replace),
+        if to_search && to_replace {
+            self.kept.push(self.counts);
+        }
+        for (wanted, out, count) in [
+            (to_search, &mut self.search, &mut self.counts.0),
+            (to_replace, &mut self.replace, &mut self.counts.1),
         ] {
             if wanted {
                 out.push_str(text);
                 out.push('\n');
+                *count += 1;
             }
         }
     }
@@ -427,6 +437,10 @@ impl HunkReader {
         let blanks = "\n".repeat(self.blank_run);
         self.search.push_str(&blanks);
         self.replace.push_str(&blanks);
+        let (old, new) = self.counts;
+        self.kept
+            .extend((0..self.blank_run).map(|i| (old + i, new + i)));
+        self.counts = (old + self.blank_run, new + self.blank_run);
         self.changed_or_context += self.blank_run;
         self.blank_run = 0;
     }
@@ -465,6 +479,7 @@ impl HunkReader {
             line_hint: self.start.line_hint,
             context_header: self.start.context_header,
             at_end_of_file,
+            kept: self.kept,
             ..Replace::lines(self.search, self.replace)
         };
         Ok((replace, SourceSpan::lines(line, self.last + 1)))

@@ -260,6 +260,8 @@ fn read_hunk(
     let mut search = String::new();
     let mut replace = String::new();
     let (mut old_seen, mut new_seen) = (0, 0);
+    // Context lines as (old line, new line) pairs.
+    let mut kept: Vec<(usize, usize)> = Vec::new();
     let mut blank_run = 0;
     let mut last = at;
     let mut k = at + 1;
@@ -283,10 +285,14 @@ fn read_hunk(
         let blanks = "\n".repeat(blank_run);
         search.push_str(&blanks);
         replace.push_str(&blanks);
+        kept.extend((0..blank_run).map(|i| (old_seen + i, new_seen + i)));
         old_seen += blank_run;
         new_seen += blank_run;
         blank_run = 0;
         let text = line.get(1..).unwrap_or_default();
+        if to_old && to_new {
+            kept.push((old_seen, new_seen));
+        }
         if to_old {
             search.push_str(text);
             search.push('\n');
@@ -309,9 +315,11 @@ fn read_hunk(
     let blanks = "\n".repeat(wanted);
     search.push_str(&blanks);
     replace.push_str(&blanks);
+    kept.extend((0..wanted).map(|i| (old_seen + i, new_seen + i)));
     let last = if wanted > 0 { last + wanted } else { last };
     let hunk = Replace {
         line_hint: header.and_then(|h| h.old_start),
+        kept,
         ..Replace::lines(search, replace)
     };
     let cut_by_eof = k >= lines.len();

@@ -53,6 +53,13 @@ pub enum Miss {
         lines: Range<usize>,
         error_line: usize,
     },
+    /// A hint picked the candidate `picked` near it, but the search also
+    /// matches by the `looser` pass exactly at the hint, `at_hint`.
+    HintRival {
+        picked: Range<usize>,
+        at_hint: Range<usize>,
+        looser: Pass,
+    },
     /// A string tool's text matches a fragment of a line that may also be
     /// the line cut short: the two readings write different text.
     FragmentOrLine {
@@ -217,6 +224,7 @@ impl Locator<'_> {
         let exact = self.exact_on_doc(doc, r, orig_hits);
         if !exact.is_empty() {
             let lines = LazyLines::new(doc);
+            let several = exact.len() > 1;
             let chosen = choose(
                 exact,
                 r.replace_all,
@@ -224,6 +232,11 @@ impl Locator<'_> {
                 |m| lines.get().index.line_of(m.start),
                 |m| line_span(&lines.get().index, m),
             )?;
+            if several && !r.replace_all && r.unit == MatchUnit::Lines {
+                let search = split_lines(&r.search, r.unit);
+                let picked = lines.get().index.line_of(chosen[0].start);
+                self.hint_rival(lines.get(), &search, Pass::Exact, picked, hint)?;
+            }
             return chosen
                 .into_iter()
                 .map(|m| {
@@ -254,6 +267,7 @@ impl Locator<'_> {
                 search,
                 replace,
                 without_line_numbers: None,
+                kept: Vec::new(),
                 ..r.clone()
             });
         variants.extend(unnumbered.clone());
@@ -388,7 +402,7 @@ impl Locator<'_> {
         if rivals {
             self.no_fuzzy_rival(lines, &s, &m)?;
         }
-        self.build(pass, &window, &s, &rp, m, Some(lines))
+        self.build(pass, &window, &s, &rp, m, Some(lines), &[])
     }
 
     /// One variant of a search (`k` > 0: not as written) through the
@@ -479,6 +493,67 @@ impl Locator<'_> {
         passes
     }
 
+    /// Whether a replacement line whose indentation was converted to the
+    /// file's style (`new_lines` over `replace`, at current lines `at`)
+    /// starts inside a string literal of the result.
+    fn converted_in_string(
+        &self,
+        language: Language,
+        lines: &Lines,
+        at: Range<usize>,
+        replace: &[&str],
+        new_lines: &[String],
+    ) -> bool {
+        let converted: Vec<usize> = (0..new_lines.len().min(replace.len()))
+            .filter(|&k| {
+                new_lines[k] != replace[k]
+                    && indent::indent(&new_lines[k]) != indent::indent(replace[k])
+            })
+            .collect();
+        if converted.is_empty() {
+            return false;
+        }
+        let (text, starts) = splice_with_starts(lines, at, new_lines, self.line_ending);
+        let offsets: Vec<usize> = converted.iter().map(|&k| starts[k]).collect();
+        syntax::in_string(language, &text, &offsets).is_some_and(|inside| inside.contains(&true))
+    }
+
+    /// A line hint that picked a candidate near it, not at it (`FORMATS.md`
+    /// §3 "Line hints"), picks nothing when the search also matches, by a
+    /// pass after `pass`, exactly at the hint: the place the hint names,
+    /// read with the payload's slip (trailing whitespace, indentation), is
+    /// the other reading. Both are named.
+    pub fn hint_rival(
+        &self,
+        lines: &Lines,
+        search: &[&str],
+        pass: Pass,
+        picked: usize,
+        hint: Option<usize>,
+    ) -> Result<(), Miss> {
+        let n = search.len();
+        let Some(h) = hint.filter(|&h| h != picked && n > 0 && h + n <= lines.len()) else {
+            return Ok(());
+        };
+        let window =
+            &lines.text[lines.index.start(h)..lines.index.start(h + n).min(lines.text.len())];
+        let window = Lines::new(window);
+        let looser = self
+            .line_pass_order()
+            .into_iter()
+            .skip_while(|&p| p != pass)
+            .skip(1)
+            .find(|&p| passes::find_line_pass(p, &window, search).contains(&0));
+        match looser {
+            None => Ok(()),
+            Some(looser) => Err(Miss::HintRival {
+                picked: picked..picked + n - 1,
+                at_hint: h..h + n - 1,
+                looser,
+            }),
+        }
+    }
+
     /// The replacement of file lines `m` matched by `pass`.
     pub fn build_at(
         &self,
@@ -487,15 +562,18 @@ impl Locator<'_> {
         replace: &[&str],
         pass: Pass,
         m: Range<usize>,
+        kept: &[(usize, usize)],
     ) -> Result<Located, Miss> {
         let file: Vec<&str> = m.clone().map(|i| lines.line(i)).collect();
-        let new_lines = self.build(pass, &file, search, replace, m.clone(), Some(lines))?;
+        let new_lines = self.build(pass, &file, search, replace, m.clone(), Some(lines), kept)?;
         let range = lines.index.start(m.start)..lines.index.start(m.end);
         Ok(self.lines_replacement(lines.text, range, &new_lines))
     }
 
     /// What `pass` writes over `file` lines (current lines `at` of
-    /// `whole`, when the whole text is at hand for syntax evidence).
+    /// `whole`, when the whole text is at hand for syntax evidence), with
+    /// a diff hunk's `kept` context pairs.
+    #[allow(clippy::too_many_arguments)]
     fn build(
         &self,
         pass: Pass,
@@ -504,6 +582,7 @@ impl Locator<'_> {
         replace: &[&str],
         at: Range<usize>,
         whole: Option<&Lines>,
+        kept: &[(usize, usize)],
     ) -> Result<Vec<String>, Miss> {
         let report = at.start..at.end.saturating_sub(1).max(at.start);
         let evidence = self.language.zip(whole);
@@ -530,6 +609,7 @@ impl Locator<'_> {
             search,
             replace,
             style: self.style,
+            kept,
         }
         .lines_with(parses)
         .map_err(|why| Miss::Undecided {
@@ -545,25 +625,12 @@ impl Locator<'_> {
             let pairs = search.iter().copied().zip(file.iter().copied());
             if base_errors(language, lines) == Some(0)
                 && indent::foreign(self.style, pairs, payload)
+                && self.converted_in_string(language, lines, at.clone(), replace, &new_lines)
             {
-                let converted: Vec<usize> = (0..new_lines.len().min(replace.len()))
-                    .filter(|&k| {
-                        new_lines[k] != replace[k]
-                            && indent::indent(&new_lines[k]) != indent::indent(replace[k])
-                    })
-                    .collect();
-                if !converted.is_empty() {
-                    let (text, starts) =
-                        splice_with_starts(lines, at.clone(), &new_lines, self.line_ending);
-                    let offsets: Vec<usize> = converted.iter().map(|&k| starts[k]).collect();
-                    let inside = syntax::in_string(language, &text, &offsets);
-                    if inside.is_some_and(|inside| inside.contains(&true)) {
-                        return Err(Miss::Undecided {
-                            lines: report.clone(),
-                            why: Undecided::InString,
-                        });
-                    }
-                }
+                return Err(Miss::Undecided {
+                    lines: report.clone(),
+                    why: Undecided::InString,
+                });
             }
         }
         // A loose match must not break a file that parsed (`FORMATS.md` §3):
@@ -618,6 +685,7 @@ impl Locator<'_> {
                 continue;
             }
             let n = search.len();
+            let several = starts.len() > 1;
             let ranges: Vec<Range<usize>> = starts.into_iter().map(|s| s..s + n).collect();
             let chosen = choose(
                 ranges,
@@ -626,6 +694,9 @@ impl Locator<'_> {
                 |m| m.start,
                 |m| m.start..m.end - 1,
             )?;
+            if several && !r.replace_all {
+                self.hint_rival(lines, &search, pass, chosen[0].start, hint)?;
+            }
             if !r.replace_all {
                 self.no_fuzzy_rival(lines, &search, &chosen[0])?;
             }
@@ -633,8 +704,15 @@ impl Locator<'_> {
                 .into_iter()
                 .map(|m| {
                     let file: Vec<&str> = m.clone().map(|i| lines.line(i)).collect();
-                    let new_lines =
-                        self.build(pass, &file, &search, &replace, m.clone(), Some(lines))?;
+                    let new_lines = self.build(
+                        pass,
+                        &file,
+                        &search,
+                        &replace,
+                        m.clone(),
+                        Some(lines),
+                        &r.kept,
+                    )?;
                     Ok(self.written_lines(lines, m, &new_lines, r))
                 })
                 .collect();
@@ -903,7 +981,11 @@ impl Locator<'_> {
                     let file: Vec<&str> = m.clone().map(|i| lines.line(i)).collect();
                     // Lines are paired by position: only when each pair is
                     // plainly the same line (no line inserted or dropped).
-                    if !fuzzy::pairs_line_by_line(&file, &search) {
+                    let outside = (
+                        m.start.checked_sub(1).map(|i| lines.line(i)),
+                        (m.end < lines.len()).then(|| lines.line(m.end)),
+                    );
+                    if !fuzzy::pairs_line_by_line(&file, &search, outside) {
                         return Err(Miss::NotFound {
                             near: self.nearest(lines, &search),
                         });
@@ -915,6 +997,7 @@ impl Locator<'_> {
                         &replace,
                         m.clone(),
                         Some(lines),
+                        &r.kept,
                     )?;
                     Ok(self.written_lines(lines, m, &new_lines, r))
                 })
@@ -936,10 +1019,73 @@ impl Locator<'_> {
                 let search = split_lines(&r.search, MatchUnit::Lines);
                 let replace = split_lines(&r.replace, MatchUnit::Lines);
                 let new_lines = self.exact_lines(&search, &replace)?;
-                Ok(self.lines_replacement_with(len, byte, m.start..end, &new_lines))
+                let located = self.lines_replacement_with(len, byte, m.start..end, &new_lines);
+                self.no_conversion_in_string(text, &located, r)?;
+                Ok(located)
             }
-            MatchUnit::Substring => self.exact_substring(text, r, m),
+            MatchUnit::Substring => {
+                let located = self.exact_substring(text, r, m)?;
+                self.no_conversion_in_string(text, &located, r)?;
+                Ok(located)
+            }
         }
+    }
+
+    /// An exact match's text converted to the file's tabs must not convert
+    /// a line inside a string literal (the check `build` makes for loose
+    /// matches): that changes the string's text. Evidence only where the
+    /// file parsed cleanly.
+    fn no_conversion_in_string(
+        &self,
+        text: &(impl TextView + ?Sized),
+        located: &Located,
+        r: &Replace,
+    ) -> Result<(), Miss> {
+        let (Some(language), Style::Tabs) = (self.language, self.style) else {
+            return Ok(());
+        };
+        let split = |t: &str| -> Vec<String> {
+            t.split('\n')
+                .map(|l| l.strip_suffix('\r').unwrap_or(l).to_string())
+                .collect()
+        };
+        let (new, written) = (split(&located.text), split(&r.replace));
+        if new.len() != written.len() || new == written {
+            return Ok(());
+        }
+        let mut offsets = Vec::new();
+        let mut at = located.range.start;
+        for ((raw, n), w) in located.text.split('\n').zip(&new).zip(&written) {
+            if n != w && indent::indent(n) != indent::indent(w) {
+                offsets.push(at + indent::indent(n).len());
+            }
+            at += raw.len() + 1;
+        }
+        if offsets.is_empty() {
+            return Ok(());
+        }
+        let whole = text.whole();
+        if syntax::errors(language, &whole).is_none_or(|e| e.count() != 0) {
+            return Ok(());
+        }
+        let result = format!(
+            "{}{}{}",
+            &whole[..located.range.start],
+            located.text,
+            &whole[located.range.end..]
+        );
+        if !syntax::in_string(language, &result, &offsets)
+            .is_some_and(|inside| inside.contains(&true))
+        {
+            return Ok(());
+        }
+        let index = crate::text::lines::LineIndex::new(&whole);
+        let first = index.line_of(located.range.start);
+        let last = index.line_of(located.range.end.saturating_sub(1).max(located.range.start));
+        Err(Miss::Undecided {
+            lines: first..last,
+            why: Undecided::InString,
+        })
     }
 
     /// A string tool's exact match that ends before its last line's
@@ -998,6 +1144,7 @@ impl Locator<'_> {
             search: &s_lines,
             replace: &r_lines,
             style: self.style,
+            kept: &[],
         }
         .lines()
         .map_err(|why| Miss::Undecided { lines: 0..0, why })?;
@@ -1024,6 +1171,7 @@ impl Locator<'_> {
             search,
             replace,
             style: self.style,
+            kept: &[],
         }
         .lines()
         .map_err(|why| Miss::Undecided { lines: 0..0, why })
@@ -1480,6 +1628,7 @@ pub fn without_blank_boundaries(r: &Replace) -> Option<Replace> {
         search,
         replace,
         without_line_numbers: None,
+        kept: Vec::new(),
         ..r.clone()
     })
 }

@@ -3,6 +3,7 @@
 //! Messages follow `FORMATS.md` §6: `edit N in PATH: what happened; what to
 //! do`, with 1-based lines of the file as the user sees it.
 
+use super::passes::Pass;
 use super::replacement::Undecided;
 use crate::error::{EditError, ErrorKind, LineRange, NearMatch};
 use crate::model::{Edit, EditOp, Format, MatchUnit, Replace};
@@ -88,6 +89,63 @@ impl Messages<'_> {
         )
         .with_lines(vec![at.first])
         .with_ranges(vec![at])
+    }
+
+    /// `ambiguous`: the candidate a line hint picks near it, or a looser
+    /// match exactly at the hint.
+    pub fn hint_rival(
+        &self,
+        edit: &Edit,
+        picked: LineRange,
+        at_hint: LineRange,
+        looser: Pass,
+    ) -> EditError {
+        let what = search_word(edit);
+        let loosely = match looser {
+            Pass::TrailingWhitespace => "once trailing whitespace is ignored",
+            Pass::Trimmed => "once indentation is ignored",
+            Pass::BoundaryPrefix => "with its first or last line cut short",
+            Pass::Unicode => "once quotes, dashes and spaces are folded",
+            _ => "loosely",
+        };
+        self.error(
+            ErrorKind::Ambiguous,
+            edit,
+            format!(
+                "edit {} in {}: {what} matches {picked} as written, near its line number {}, and {at_hint} at that number {loosely}; either could be meant; copy the lines exactly as they are at the place meant, or correct the line number",
+                edit.index, self.path, at_hint.first
+            ),
+        )
+        .with_lines(vec![picked.first, at_hint.first])
+        .with_ranges(vec![picked, at_hint])
+    }
+
+    /// `ambiguous`: an edit its line number placed near it, while another
+    /// edit's number, `(index, line, offset)`, is off by another amount.
+    pub fn hint_against_neighbour(
+        &self,
+        edit: &Edit,
+        picked: usize,
+        hint: usize,
+        (other, line, offset): (usize, usize, i64),
+    ) -> EditError {
+        let what = search_word(edit);
+        let off = match offset {
+            0 => "exactly at its line number".to_string(),
+            d => format!("{} lines from its line number", d.unsigned_abs()),
+        };
+        self.error(
+            ErrorKind::Ambiguous,
+            edit,
+            format!(
+                "edit {} in {}: {what} matches line {picked} as written, {} lines from its line number {hint}, but edit {other} sits at line {line}, {off}: the numbers are not stale by that much, so the place meant may be line {hint}, where the lines differ; copy the lines as they are at the place meant, or correct the line number",
+                edit.index,
+                self.path,
+                picked.abs_diff(hint)
+            ),
+        )
+        .with_lines(vec![picked, hint])
+        .with_ranges(vec![LineRange::new(picked, picked), LineRange::new(hint, hint)])
     }
 
     /// `not_found`: only a loose match, whose result would not parse.

@@ -211,6 +211,9 @@ struct FileResolver<'o, 'c> {
     orig_index: OnceCell<LineIndex>,
     /// Some edit of this file carries a line hint.
     uses_hints: bool,
+    /// (edit index, 1-based hint) of the file's sequential replaces with a
+    /// line hint, in payload order.
+    hinted: Vec<(usize, usize)>,
     errors: Vec<EditError>,
     applied: Vec<usize>,
     /// The state before each applied edit, kept only when the payload
@@ -256,6 +259,14 @@ impl<'o, 'c> FileResolver<'o, 'c> {
             uses_hints: edits
                 .iter()
                 .any(|e| matches!(&e.op, EditOp::Replace(r) if r.line_hint.is_some())),
+            hinted: edits
+                .iter()
+                .filter(|e| e.ordering == Ordering::Sequential)
+                .filter_map(|e| match &e.op {
+                    EditOp::Replace(r) => r.line_hint.map(|h| (e.index, h)),
+                    _ => None,
+                })
+                .collect(),
             errors: Vec::new(),
             applied: Vec::new(),
             history: edits.iter().any(|e| e.op == EditOp::Undo).then(Vec::new),
@@ -542,6 +553,9 @@ impl<'o, 'c> FileResolver<'o, 'c> {
             .locate(&self.doc, r, edit.format, &hits, hint);
         match result {
             Ok(located) => {
+                if let Some(e) = self.hint_against_neighbours(edit, r, &located, &hits, hint) {
+                    return self.fail(e);
+                }
                 let track = self.tracks_hints();
                 self.apply_located(located, track);
                 self.applied.push(edit.index);
@@ -551,6 +565,56 @@ impl<'o, 'c> FileResolver<'o, 'c> {
                 self.fail(e);
             }
         }
+    }
+
+    /// A sequential edit its line hint placed near it (several candidates,
+    /// none at the hint), while the nearest other hinted edit of the file
+    /// before or after it, found exactly once, sits at another offset from
+    /// its own number: the numbers are not stale by that much, and the
+    /// place the hint names may be the one meant (`FORMATS.md` §3 "Line
+    /// hints"; the same check as for diff hunks).
+    fn hint_against_neighbours(
+        &self,
+        edit: &Edit,
+        r: &Replace,
+        located: &[Located],
+        hits: &[usize],
+        hint: Option<usize>,
+    ) -> Option<EditError> {
+        let (Some(h), Some(line_hint), Some(first)) = (hint, r.line_hint, located.first()) else {
+            return None;
+        };
+        let current = Lines::new(self.doc.text());
+        let start = current.index.line_of(first.range.start);
+        if start == h || r.replace_all {
+            return None;
+        }
+        // Picked by the hint, not the only candidate.
+        let alone = self.locator().locate(&self.doc, r, edit.format, hits, None);
+        if !matches!(alone, Err(Miss::Ambiguous { .. })) {
+            return None;
+        }
+        let picked = self.orig_line_of_offset(first.range.start);
+        let own = picked as i64 - line_hint as i64;
+        let at = self.hinted.iter().position(|&(i, _)| i == edit.index)?;
+        let pinned = |&(index, hint): &(usize, usize)| {
+            let hits = self.orig_hits.get(&index)?;
+            let [hit] = hits.as_slice() else {
+                return None;
+            };
+            let line = self.orig_index().line_of(*hit) + 1;
+            Some((index, line, line as i64 - hint as i64))
+        };
+        let before = self.hinted[..at].iter().rev().find_map(pinned);
+        let after = self.hinted[at + 1..].iter().find_map(pinned);
+        let (index, line, offset) = [before, after]
+            .into_iter()
+            .flatten()
+            .find(|&(_, _, offset)| offset != own)?;
+        Some(
+            self.messages()
+                .hint_against_neighbour(edit, picked, line_hint, (index, line, offset)),
+        )
     }
 
     /// Line shifts are tracked only when some edit carries a hint.
@@ -567,6 +631,15 @@ impl<'o, 'c> FileResolver<'o, 'c> {
             Miss::Undecided { lines, why } => {
                 let range = self.orig_lines(std::slice::from_ref(&lines))[0];
                 self.messages().undecided(edit, r, range, &why)
+            }
+            Miss::HintRival {
+                picked,
+                at_hint,
+                looser,
+            } => {
+                let ranges = self.orig_lines(&[picked, at_hint]);
+                self.messages()
+                    .hint_rival(edit, ranges[0], ranges[1], looser)
             }
             Miss::BreaksSyntax { lines, error_line } => {
                 let range = self.orig_lines(std::slice::from_ref(&lines))[0];
@@ -674,6 +747,9 @@ impl<'o, 'c> FileResolver<'o, 'c> {
         let lines = Lines::new(&base);
         let locator = self.locator();
         let mut located: Vec<(&Edit, Vec<Located>, usize)> = Vec::new();
+        // Per located hunk: its start line, its hint, and whether the hint
+        // picked it from several candidates near (not at) the hint.
+        let mut placed: Vec<(usize, Option<usize>, bool)> = Vec::new();
         let mut prev_end_line = 0;
         let mut prev: Option<(usize, usize)> = None;
         for &edit in group {
@@ -684,21 +760,52 @@ impl<'o, 'c> FileResolver<'o, 'c> {
                 EditOp::Replace(r) => {
                     self.locate_hunk(&locator, &lines, edit, r, prev_end_line, prev)
                 }
-                EditOp::Anchored(a) => self.locate_anchored(&locator, &lines, edit, a),
+                EditOp::Anchored(a) => self
+                    .locate_anchored(&locator, &lines, edit, a)
+                    .map(|(locs, end)| (locs, end, false)),
                 _ => Err(self.messages().unsupported_in_group(edit)),
             };
             match result {
-                Ok((locs, end_line)) => {
+                Ok((locs, end_line, near_hint)) => {
                     prev_end_line = end_line;
                     let start = locs
                         .first()
                         .map_or(0, |l| lines.index.line_of(l.range.start));
                     prev = Some((edit.index, start));
+                    let hint = match &edit.op {
+                        EditOp::Replace(r) if !r.search.is_empty() => {
+                            r.line_hint.and_then(|h| h.checked_sub(1))
+                        }
+                        _ => None,
+                    };
+                    placed.push((start, hint, near_hint));
                     located.push((edit, locs, end_line));
                 }
                 Err(e) => self.fail(e),
             }
         }
+        let stale = stale_hint_rivals(&placed);
+        let located_index: Vec<usize> = located.iter().map(|(e, _, _)| e.index).collect();
+        let mut k = 0;
+        located.retain(|(edit, _, _)| {
+            let keep = match stale.get(k).copied().flatten() {
+                None => true,
+                Some((n, n_start, n_hint)) => {
+                    let (start, hint, _) = placed[k];
+                    let n_index = located_index[n];
+                    let e = self.hunk_against_neighbour(
+                        edit,
+                        start,
+                        hint.unwrap_or(start),
+                        (n_index, n_start, n_hint),
+                    );
+                    self.errors.push(e);
+                    false
+                }
+            };
+            k += 1;
+            keep
+        });
         // Overlap check: later edits that overlap an earlier one fail.
         let mut accepted: Vec<(&Edit, Vec<Located>)> = Vec::new();
         for (edit, locs, _) in located {
@@ -727,6 +834,25 @@ impl<'o, 'c> FileResolver<'o, 'c> {
         self.apply_located(all, track);
     }
 
+    /// The refusal of a hunk whose hint picked a place near it while the
+    /// neighbouring hunk `(start, hint)` sits at another offset from its
+    /// own number (0-based current lines).
+    fn hunk_against_neighbour(
+        &self,
+        edit: &Edit,
+        start: usize,
+        hint: usize,
+        (n_index, n_start, n_hint): (usize, usize, usize),
+    ) -> EditError {
+        let ranges = self.orig_lines(&[start..start, hint..hint, n_start..n_start]);
+        self.messages().hint_against_neighbour(
+            edit,
+            ranges[0].first,
+            ranges[1].first,
+            (n_index, ranges[2].first, n_start as i64 - n_hint as i64),
+        )
+    }
+
     /// Locates one diff hunk (context + removed lines) in the group's base
     /// (`FORMATS.md` §3): order is a constraint, never a tie-break — the
     /// hunk must start at or after the end of the previous hunk and after
@@ -740,7 +866,7 @@ impl<'o, 'c> FileResolver<'o, 'c> {
         r: &Replace,
         prev_end: usize,
         prev: Option<(usize, usize)>,
-    ) -> Result<(Vec<Located>, usize), EditError> {
+    ) -> Result<(Vec<Located>, usize, bool), EditError> {
         let search = split_lines(&r.search, MatchUnit::Lines);
         let replace = split_lines(&r.replace, MatchUnit::Lines);
         let header_line = match &r.context_header {
@@ -756,7 +882,8 @@ impl<'o, 'c> FileResolver<'o, 'c> {
             _ => None,
         };
         if search.is_empty() {
-            return Ok(self.pure_insertion(lines, header_line, &replace));
+            let (locs, end) = self.pure_insertion(lines, header_line, &replace);
+            return Ok((locs, end, false));
         }
         let min_start = header_line.map_or(prev_end, |h| prev_end.max(h + 1));
         let found = self.hunk_candidates(locator, lines, &search, r, min_start);
@@ -776,7 +903,7 @@ impl<'o, 'c> FileResolver<'o, 'c> {
                     Some(found) => found,
                     None => {
                         if let Some(result) = self.blank_hunk(locator, lines, edit, r, min_start) {
-                            return result;
+                            return result.map(|(locs, end)| (locs, end, false));
                         }
                         return Err(self.out_of_order(
                             locator,
@@ -794,17 +921,20 @@ impl<'o, 'c> FileResolver<'o, 'c> {
         // Old lines that are all blank anchor nothing: among several blank
         // places a hint (often stale) would pick one by its number alone.
         let anchored = search.iter().any(|l| !l.trim().is_empty());
-        let chosen = choose(
-            candidates,
-            false,
-            r.line_hint
-                .and_then(|h| h.checked_sub(1))
-                .filter(|_| anchored),
-            |&s| s,
-            |&s| s..s + n - 1,
-        )
-        .map_err(|miss| self.miss_error(edit, r, miss))?;
+        let hint = r
+            .line_hint
+            .and_then(|h| h.checked_sub(1))
+            .filter(|_| anchored);
+        let several = candidates.len() > 1;
+        let chosen = choose(candidates, false, hint, |&s| s, |&s| s..s + n - 1)
+            .map_err(|miss| self.miss_error(edit, r, miss))?;
         let start = chosen[0];
+        if several {
+            let s: Vec<&str> = search.iter().map(String::as_str).collect();
+            locator
+                .hint_rival(lines, &s, pass, start, hint.filter(|&h| h >= min_start))
+                .map_err(|miss| self.miss_error(edit, r, miss))?;
+        }
         if let Some(whole) = &whole {
             // Cut from a longer search: its near-duplicates are rivals,
             // and blank lines it deletes next to the file's must stay.
@@ -821,10 +951,14 @@ impl<'o, 'c> FileResolver<'o, 'c> {
         }
         let search: Vec<&str> = search.iter().map(String::as_str).collect();
         let replace: Vec<&str> = replace.iter().map(String::as_str).collect();
+        // The hunk's context lines pair as written, unless the search was
+        // cut (then its lines no longer count from the hunk's first).
+        let kept: &[(usize, usize)] = if whole.is_none() { &r.kept } else { &[] };
         let located = locator
-            .build_at(lines, &search, &replace, pass, start..start + n)
+            .build_at(lines, &search, &replace, pass, start..start + n, kept)
             .map_err(|miss| self.miss_error(edit, r, miss))?;
-        Ok((vec![located], start + n))
+        let near_hint = several && hint.is_some_and(|h| h != start);
+        Ok((vec![located], start + n, near_hint))
     }
 
     /// The blank-line-insensitive pass for a hunk (`FORMATS.md` §3), with
@@ -1114,4 +1248,36 @@ fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
     a.start < b.end && b.start < a.end
         || (a.is_empty() && b.start < a.start && a.start < b.end)
         || (b.is_empty() && a.start < b.start && b.start < a.end)
+}
+
+/// For each placed hunk `(start, hint, near_hint)` of a group: when its
+/// hint picked it near (not at) the hint, and the nearest hunk before or
+/// after it that was placed without that help sits at another offset
+/// from its own hint, that hunk's `(start, hint)`. The hunks of one diff
+/// number one version of the file: numbers that are exact (or off by one
+/// amount) next to it say this hunk's number was not stale, and its lines
+/// do not match where the number points — a mistake in the hunk, not a
+/// moved file, is the other reading (`FORMATS.md` §3 "Line hints").
+fn stale_hint_rivals(
+    placed: &[(usize, Option<usize>, bool)],
+) -> Vec<Option<(usize, usize, usize)>> {
+    let pinned = |j: usize| match placed[j] {
+        (start, Some(hint), false) => Some((j, start, hint)),
+        _ => None,
+    };
+    let offset = |(_, start, hint): (usize, usize, usize)| start as i64 - hint as i64;
+    (0..placed.len())
+        .map(|i| {
+            let (start, Some(hint), true) = placed[i] else {
+                return None;
+            };
+            let own = offset((i, start, hint));
+            let before = (0..i).rev().find_map(pinned);
+            let after = (i + 1..placed.len()).find_map(pinned);
+            [before, after]
+                .into_iter()
+                .flatten()
+                .find(|&n| offset(n) != own)
+        })
+        .collect()
 }

@@ -67,6 +67,9 @@ pub struct Build<'a> {
     pub replace: &'a [&'a str],
     /// The file's indentation style.
     pub style: Style,
+    /// A diff hunk's context lines, (search line, replacement line): fixed
+    /// pairs the line diff never re-pairs (empty: every line is diffed).
+    pub kept: &'a [(usize, usize)],
 }
 
 /// One way of reading the payload.
@@ -105,7 +108,7 @@ impl Build<'_> {
         for &unit in &units {
             let deltas = self.deltas(unit);
             for reversed in [false, true] {
-                let ops = align(self.search, self.replace, reversed);
+                let ops = align_kept(self.search, self.replace, self.kept, reversed);
                 if self.pass != Pass::Exact && self.repeated_context(&ops, &deltas, unit) {
                     return Err(Undecided::Alignment);
                 }
@@ -366,10 +369,12 @@ impl Build<'_> {
             context_as_written: false,
             paired_as_inserted: false,
         };
+        // A hunk's context line is paired by the hunk itself.
+        let kept = fitting(self.search, self.replace, self.kept);
         ops.iter().any(|op| match op {
             Seg::Equal { old, .. } => old.clone().any(|j| {
                 let line = self.search[j];
-                if self.file[j] == line {
+                if self.file[j] == line || kept.iter().any(|&(kj, _)| kj == j) {
                     return false;
                 }
                 let other_file_line = self
@@ -398,15 +403,17 @@ impl Build<'_> {
                 old.clone().for_each(|j| paired[j] = true);
             }
         }
+        // Unpaired, the replacement's copy is written as a new line, with
+        // the new lines' shift; paired, it would be the file's line.
+        let shifts = inserted_readings(deltas);
         (0..self.search.len()).any(|j| {
             let line = self.search[j];
             !paired[j]
                 && self.file[j] != line
                 && self.replace.contains(&line)
-                && self
-                    .reindent(line, deltas[j].unwrap_or(0), as_new)
-                    .as_deref()
-                    != Some(self.file[j])
+                && shifts.iter().any(|&shift| {
+                    self.reindent(line, shift, as_new).as_deref() != Some(self.file[j])
+                })
         })
     }
 
@@ -635,6 +642,77 @@ pub fn pairing(search: &[&str], replace: &[&str], reversed: bool) -> Vec<Option<
     paired
 }
 
+/// `kept` when its pairs fit the lines (in order, in range, equal lines),
+/// else none.
+fn fitting<'k>(
+    search: &[&str],
+    replace: &[&str],
+    kept: &'k [(usize, usize)],
+) -> &'k [(usize, usize)] {
+    let fits = kept.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1)
+        && kept
+            .iter()
+            .all(|&(j, k)| j < search.len() && k < replace.len() && search[j] == replace[k]);
+    if fits {
+        kept
+    } else {
+        &[]
+    }
+}
+
+/// The line diff of `search` → `replace` around `kept`, a hunk's context
+/// lines: those pairs stay as the hunk wrote them (a ` ` line is
+/// unchanged by definition) and only the runs between them are diffed.
+/// Pairs that do not fit the lines (out of order, out of range, or lines
+/// that differ) are ignored and the whole is diffed.
+fn align_kept(
+    search: &[&str],
+    replace: &[&str],
+    kept: &[(usize, usize)],
+    reversed: bool,
+) -> Vec<Seg> {
+    let (n, m) = (search.len(), replace.len());
+    let kept = fitting(search, replace, kept);
+    if kept.is_empty() {
+        return align(search, replace, reversed);
+    }
+    let mut segs: Vec<Seg> = Vec::new();
+    let (mut j0, mut k0) = (0, 0);
+    for &(j, k) in kept.iter().chain(std::iter::once(&(n, m))) {
+        for seg in align(&search[j0..j], &replace[k0..k], reversed) {
+            segs.push(match seg {
+                Seg::Equal { old, new } => Seg::Equal {
+                    old: old.start + j0..old.end + j0,
+                    new: new.start + k0..new.end + k0,
+                },
+                Seg::Change { old, new } => Seg::Change {
+                    old: old.start + j0..old.end + j0,
+                    new: new.start + k0..new.end + k0,
+                },
+            });
+        }
+        if j < n {
+            segs.push(Seg::Equal {
+                old: j..j + 1,
+                new: k..k + 1,
+            });
+        }
+        (j0, k0) = (j + 1, k + 1);
+    }
+    let mut out: Vec<Seg> = Vec::with_capacity(segs.len());
+    for seg in segs {
+        match (out.last_mut(), seg) {
+            (Some(Seg::Equal { old, new }), Seg::Equal { old: o2, new: n2 })
+            | (Some(Seg::Change { old, new }), Seg::Change { old: o2, new: n2 }) => {
+                old.end = o2.end;
+                new.end = n2.end;
+            }
+            (_, seg) => out.push(seg),
+        }
+    }
+    out
+}
+
 /// The line diff of `search` → `replace` (patience: lines that occur once
 /// on each side anchor it, so a unique code line is never traded for a
 /// blank one); `reversed` diffs the reversed lines, which pairs repeated
@@ -731,6 +809,7 @@ mod tests {
             search,
             replace,
             style,
+            kept: &[],
         }
         .lines()
     }
@@ -780,6 +859,7 @@ mod tests {
             search: &search,
             replace: &replace,
             style: Style::infer(&file.join("\n")),
+            kept: &[],
         }
         .lines_with(parses);
         assert_eq!(

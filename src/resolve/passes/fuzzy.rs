@@ -168,19 +168,33 @@ pub fn similarity(a: &[&str], b: &[&str]) -> f64 {
 }
 
 /// Whether a fuzzy window's lines pair one to one with the search's: each
-/// search line is more like its own window line than like the window lines
+/// search line is more like its own window line than like the file lines
 /// next to it (a line inserted or dropped shifts every pair after it, and
-/// the neighbours then fit better).
-pub fn pairs_line_by_line(window: &[&str], search: &[&str]) -> bool {
+/// the neighbours then fit better). `outside` are the file lines just
+/// before and after the window: a search line at the window's edge that
+/// fits the line outside better (a search that left out a line between
+/// two of its lines) does not pair either.
+pub fn pairs_line_by_line(
+    window: &[&str],
+    search: &[&str],
+    outside: (Option<&str>, Option<&str>),
+) -> bool {
     let sim = |a: &str, b: &str| similarity(&[a], &[b]);
+    let line = |i: isize| -> Option<&str> {
+        match i {
+            -1 => outside.0,
+            i if i as usize == window.len() => outside.1,
+            i => window.get(i as usize).copied(),
+        }
+    };
     (0..search.len().min(window.len())).all(|j| {
         let s = search[j];
         if s.trim().is_empty() && window[j].trim().is_empty() {
             return true;
         }
         let own = sim(s, window[j]);
-        let before = if j > 0 { sim(s, window[j - 1]) } else { 0.0 };
-        let after = window.get(j + 1).map_or(0.0, |w| sim(s, w));
+        let before = line(j as isize - 1).map_or(0.0, |w| sim(s, w));
+        let after = line(j as isize + 1).map_or(0.0, |w| sim(s, w));
         own >= 0.5 && own >= before && own >= after
     })
 }
