@@ -330,3 +330,11 @@ fn ambiguous_hint_against_a_neighbouring_block() {
     let payload = "<apply_diff>\n<path>a.py</path>\n<diff>\n<<<<<<< SEARCH\n:start_line:154\n-------\ndoc = 1\n=======\ndoc = 2\n>>>>>>> REPLACE\n\n<<<<<<< SEARCH\n:start_line:154\n-------\nreturn 1\n=======\nreturn 2\n>>>>>>> REPLACE\n</diff>\n</apply_diff>\n";
     insta::assert_snapshot!(errors(&[("a.py", file.as_bytes())], payload));
 }
+
+#[test]
+fn ambiguous_hint_exactly_at_one_of_several_places_against_a_neighbour() {
+    let body = "\tif a {\n\t\tb()\n\t}\n".repeat(6);
+    let file = format!("func f() {{\n\tstart()\n{body}}}\n");
+    let payload = "<apply_diff>\n<path>a.go</path>\n<diff>\n<<<<<<< SEARCH\n:start_line:42\n-------\n\tstart()\n=======\n\tbegin()\n>>>>>>> REPLACE\n\n<<<<<<< SEARCH\n:start_line:5\n-------\n\t}\n=======\n\t}\n\tc()\n>>>>>>> REPLACE\n</diff>\n</apply_diff>\n";
+    insta::assert_snapshot!(errors(&[("a.go", file.as_bytes())], payload));
+}

@@ -561,3 +561,38 @@ fn an_exact_match_never_converts_spaces_to_tabs_inside_a_string_literal() {
         "package main\n\nfunc a() {\n\tb()\n}\n\nfunc c() {\n\td()\n}\n\n// Name x\nfunc b() {}\n"
     );
 }
+
+#[test]
+fn a_hint_exactly_at_one_of_several_places_yields_to_neighbours_that_are_off() {
+    // `\t}` is on many lines; block 2's number is exactly at one of them.
+    // Block 1, found once, sits 40 lines from its number: the numbers are
+    // stale, and block 2's exact hit may be one of several by chance.
+    let body = "\tif a {\n\t\tb()\n\t}\n".repeat(6);
+    let file = format!("func f() {{\n\tstart()\n{body}}}\n");
+    let payload = |first: usize| {
+        format!(
+            "<apply_diff>\n<path>a.go</path>\n<diff>\n<<<<<<< SEARCH\n:start_line:{first}\n-------\n\tstart()\n=======\n\tbegin()\n>>>>>>> REPLACE\n\n<<<<<<< SEARCH\n:start_line:5\n-------\n\t}}\n=======\n\t}}\n\tc()\n>>>>>>> REPLACE\n</diff>\n</apply_diff>\n"
+        )
+    };
+    let got = result("a.go", &file, &payload(42));
+    assert_eq!(got.unwrap_err(), ["ambiguous"]);
+    // Block 1 exactly at its number too: the numbers hold, the hint picks.
+    let got = result("a.go", &file, &payload(2)).unwrap();
+    assert!(
+        got.starts_with("func f() {\n\tbegin()\n\tif a {\n\t\tb()\n\t}\n\tc()\n\tif a {\n"),
+        "{got}"
+    );
+}
+
+#[test]
+fn a_hunk_matched_loosely_with_an_added_blank_edge_meets_its_exact_cut_elsewhere() {
+    // The hunk's last context line is a blank line the file does not have
+    // after `        assert x`; with indentation ignored it matches
+    // `    assert x` + blank at lines 2-3, and cut of the blank line it
+    // matches exactly at line 5: two places.
+    let file = "def t():\n    assert x\n\n    with c():\n        assert x\n";
+    let payload =
+        "--- a/a.py\n+++ b/a.py\n@@ -5,2 +5,3 @@\n         assert x\n+        assert y\n \n";
+    let got = result("a.py", file, payload);
+    assert_eq!(got.unwrap_err(), ["ambiguous"]);
+}

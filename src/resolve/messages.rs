@@ -120,8 +120,9 @@ impl Messages<'_> {
         .with_ranges(vec![picked, at_hint])
     }
 
-    /// `ambiguous`: an edit its line number placed near it, while another
-    /// edit's number, `(index, line, offset)`, is off by another amount.
+    /// `ambiguous`: an edit its line number picked among several places,
+    /// while another edit's number, `(index, line, offset)`, is off by
+    /// another amount.
     pub fn hint_against_neighbour(
         &self,
         edit: &Edit,
@@ -134,18 +135,34 @@ impl Messages<'_> {
             0 => "exactly at its line number".to_string(),
             d => format!("{} lines from its line number", d.unsigned_abs()),
         };
+        let (at, then) = if picked == hint {
+            (
+                "at its line number".to_string(),
+                "its number may be stale by as much, and line {picked} one of several places by chance",
+            )
+        } else {
+            (
+                format!("{} lines from its line number {hint}", picked.abs_diff(hint)),
+                "the number may not be stale, and the place meant line {hint}, where the lines differ",
+            )
+        };
+        let then = then
+            .replace("{picked}", &picked.to_string())
+            .replace("{hint}", &hint.to_string());
         self.error(
             ErrorKind::Ambiguous,
             edit,
             format!(
-                "edit {} in {}: {what} matches line {picked} as written, {} lines from its line number {hint}, but edit {other} sits at line {line}, {off}: the numbers are not stale by that much, so the place meant may be line {hint}, where the lines differ; copy the lines as they are at the place meant, or correct the line number",
-                edit.index,
-                self.path,
-                picked.abs_diff(hint)
+                "edit {} in {}: {what} matches line {picked} among several places, {at}, but edit {other} sits at line {line}, {off}: the edits' numbers disagree, so {then}; add lines that make it unique, or correct the line numbers",
+                edit.index, self.path
             ),
         )
-        .with_lines(vec![picked, hint])
-        .with_ranges(vec![LineRange::new(picked, picked), LineRange::new(hint, hint)])
+        .with_lines(if picked == hint { vec![picked] } else { vec![picked, hint] })
+        .with_ranges(if picked == hint {
+            vec![LineRange::new(picked, picked)]
+        } else {
+            vec![LineRange::new(picked, picked), LineRange::new(hint, hint)]
+        })
     }
 
     /// `not_found`: only a loose match, whose result would not parse.

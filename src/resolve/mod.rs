@@ -567,12 +567,13 @@ impl<'o, 'c> FileResolver<'o, 'c> {
         }
     }
 
-    /// A sequential edit its line hint placed near it (several candidates,
-    /// none at the hint), while the nearest other hinted edit of the file
+    /// A sequential edit its line hint picked among several places (at the
+    /// hint or near it), while the nearest other hinted edit of the file
     /// before or after it, found exactly once, sits at another offset from
-    /// its own number: the numbers are not stale by that much, and the
-    /// place the hint names may be the one meant (`FORMATS.md` §3 "Line
-    /// hints"; the same check as for diff hunks).
+    /// its own number: the edits of one payload number one version of the
+    /// file, so this number is off by as much, or the other is — either
+    /// way the hint does not pin a place (`FORMATS.md` §3 "Line hints";
+    /// the same check as for diff hunks).
     fn hint_against_neighbours(
         &self,
         edit: &Edit,
@@ -581,12 +582,10 @@ impl<'o, 'c> FileResolver<'o, 'c> {
         hits: &[usize],
         hint: Option<usize>,
     ) -> Option<EditError> {
-        let (Some(h), Some(line_hint), Some(first)) = (hint, r.line_hint, located.first()) else {
+        let (Some(_), Some(line_hint), Some(first)) = (hint, r.line_hint, located.first()) else {
             return None;
         };
-        let current = Lines::new(self.doc.text());
-        let start = current.index.line_of(first.range.start);
-        if start == h || r.replace_all {
+        if r.replace_all {
             return None;
         }
         // Picked by the hint, not the only candidate.
@@ -748,7 +747,7 @@ impl<'o, 'c> FileResolver<'o, 'c> {
         let locator = self.locator();
         let mut located: Vec<(&Edit, Vec<Located>, usize)> = Vec::new();
         // Per located hunk: its start line, its hint, and whether the hint
-        // picked it from several candidates near (not at) the hint.
+        // picked it among several candidates (at the hint or near it).
         let mut placed: Vec<(usize, Option<usize>, bool)> = Vec::new();
         let mut prev_end_line = 0;
         let mut prev: Option<(usize, usize)> = None;
@@ -929,6 +928,26 @@ impl<'o, 'c> FileResolver<'o, 'c> {
         let chosen = choose(candidates, false, hint, |&s| s, |&s| s..s + n - 1)
             .map_err(|miss| self.miss_error(edit, r, miss))?;
         let start = chosen[0];
+        // A tolerant match of a hunk with blank edge lines, when the hunk
+        // cut of them matches exactly elsewhere (after the previous hunk):
+        // a slip in a line here, or a blank line added there? Two places.
+        if whole.is_none() && pass != passes::Pass::Exact {
+            if let Some(cut) = locate::without_blank_boundaries(r) {
+                let cut_search = split_lines(&cut.search, MatchUnit::Lines);
+                let mut candidates: Vec<Range<usize>> = passes::exact_lines(lines, &cut_search)
+                    .into_iter()
+                    .filter(|&s| s >= min_start)
+                    .map(|s| s..s + cut_search.len().max(1) - 1)
+                    .filter(|m| m.end < start || m.start >= start + n)
+                    .collect();
+                if !candidates.is_empty() {
+                    candidates.push(start..start + n - 1);
+                    candidates.sort_by_key(|c| c.start);
+                    let miss = locate::Miss::Ambiguous { candidates };
+                    return Err(self.miss_error(edit, r, miss));
+                }
+            }
+        }
         if several {
             let s: Vec<&str> = search.iter().map(String::as_str).collect();
             locator
@@ -957,8 +976,9 @@ impl<'o, 'c> FileResolver<'o, 'c> {
         let located = locator
             .build_at(lines, &search, &replace, pass, start..start + n, kept)
             .map_err(|miss| self.miss_error(edit, r, miss))?;
-        let near_hint = several && hint.is_some_and(|h| h != start);
-        Ok((vec![located], start + n, near_hint))
+        // Picked by its hint among several places (at it, or near it).
+        let by_hint = several && hint.is_some();
+        Ok((vec![located], start + n, by_hint))
     }
 
     /// The blank-line-insensitive pass for a hunk (`FORMATS.md` §3), with
@@ -1250,14 +1270,15 @@ fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
         || (b.is_empty() && a.start < b.start && b.start < a.end)
 }
 
-/// For each placed hunk `(start, hint, near_hint)` of a group: when its
-/// hint picked it near (not at) the hint, and the nearest hunk before or
+/// For each placed hunk `(start, hint, by_hint)` of a group: when its
+/// hint picked it among several places, and the nearest hunk before or
 /// after it that was placed without that help sits at another offset
-/// from its own hint, that hunk's `(start, hint)`. The hunks of one diff
-/// number one version of the file: numbers that are exact (or off by one
-/// amount) next to it say this hunk's number was not stale, and its lines
-/// do not match where the number points — a mistake in the hunk, not a
-/// moved file, is the other reading (`FORMATS.md` §3 "Line hints").
+/// from its own hint, that hunk's `(index, start, hint)`. The hunks of
+/// one diff number one version of the file: a neighbour exactly at its
+/// number says a near pick's number was not stale (the place it names,
+/// where the lines differ, may be meant); a neighbour off by some amount
+/// says an exact pick's number is stale by as much (the exact hit is a
+/// coincidence among several places) (`FORMATS.md` §3 "Line hints").
 fn stale_hint_rivals(
     placed: &[(usize, Option<usize>, bool)],
 ) -> Vec<Option<(usize, usize, usize)>> {
