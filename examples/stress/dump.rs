@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use crate::case::Case;
 use crate::formats;
-use crate::judge::{judge_result, Judged, Verdict};
+use crate::judge::{judge_result, patch_headers, Judged, Verdict};
 use crate::pairs::Pair;
 
 /// Writes `case` under `dir`: `case.json`, `payload.*`, `before/`, `after/`.
@@ -76,7 +76,12 @@ pub fn run_cli(bin: &Path, case: &Case, fuzzy: Option<f64>) -> Result<Judged, St
         detail: why,
     };
     Ok(match (out.status.code(), report) {
-        (Some(0), Some(_)) => judge_result(&now, d, case.id.format),
+        (Some(0), Some(_)) => judge_result(
+            &now,
+            d,
+            case.id.format,
+            &patch_headers(&case.payload, case.id.format),
+        ),
         (Some(1), Some(report)) if now == d.before_text() => {
             let first = &report["errors"][0];
             Judged {

@@ -121,11 +121,24 @@ pub fn judge(payload: &str, d: &Draft, format: &str, fuzzy: Option<f64>) -> Judg
         Some(change) => change.after.clone().unwrap_or_default(),
         None => d.before_text(),
     };
-    judge_result(&result, d, format)
+    judge_result(&result, d, format, &patch_headers(payload, format))
+}
+
+/// The `@@ …` context line of each `apply_patch` hunk, in order (`None`
+/// for a bare `@@`); empty for the other formats.
+pub fn patch_headers(payload: &str, format: &str) -> Vec<Option<String>> {
+    if format != "apply_patch" {
+        return Vec::new();
+    }
+    payload
+        .lines()
+        .filter_map(|l| l.strip_prefix("@@"))
+        .map(|h| Some(h.trim().to_owned()).filter(|h| !h.is_empty()))
+        .collect()
 }
 
 /// Judges an applied result.
-pub fn judge_result(result: &str, d: &Draft, format: &str) -> Judged {
+pub fn judge_result(result: &str, d: &Draft, format: &str, headers: &[Option<String>]) -> Judged {
     let want = d.after_text();
     if result == want {
         return Judged {
@@ -134,7 +147,7 @@ pub fn judge_result(result: &str, d: &Draft, format: &str) -> Judged {
             detail: String::new(),
         };
     }
-    let verdict = if unpinnable(d, format)
+    let verdict = if unpinnable(d, format, headers)
         || literal_result(d, format).as_deref() == Some(result)
         || indentation_slip_twin(result, d)
         || truncation_twin(result, d)
@@ -188,9 +201,16 @@ fn is_precise(e: &EditError) -> bool {
 /// tries first, then points elsewhere. When the search matches exactly
 /// twice or more, a tool can refuse (`ambiguous`), so a wrong edit there is
 /// the engine's.
-pub fn unpinnable(d: &Draft, format: &str) -> bool {
-    let mut floor = 0;
-    for hunk in &d.hunks {
+pub fn unpinnable(d: &Draft, format: &str, headers: &[Option<String>]) -> bool {
+    let mut prev_end = 0;
+    for (k, hunk) in d.hunks.iter().enumerate() {
+        // An `apply_patch` hunk lies after its `@@` context line too.
+        let floor = match headers.get(k).and_then(Option::as_ref) {
+            Some(h) => (prev_end..d.before.len())
+                .find(|&i| d.before[i].trim() == h)
+                .map_or(prev_end, |i| i + 1),
+            None => prev_end,
+        };
         let (lines, at): (Vec<&str>, usize) = if formats::is_simultaneous(format) {
             (
                 d.before.iter().map(String::as_str).collect(),
@@ -212,8 +232,27 @@ pub fn unpinnable(d: &Draft, format: &str) -> bool {
         if !intended && others == 1 {
             return true;
         }
+        // A written (stale) line hint exactly at one of several exact
+        // places, not the intended one: the search and its number point
+        // there, and `FORMATS.md` §3 lets a hint exactly at a candidate
+        // pick it.
+        if others >= 1 && formats::has_hints(format) && hunk.stale_hint.is_some() {
+            let hint = hunk.hint() - 1;
+            let hint = if formats::is_simultaneous(format) {
+                hint
+            } else {
+                (hint + hunk.after_start).saturating_sub(hunk.before_start)
+            };
+            let search = hunk.search();
+            if hint != at
+                && hint >= floor
+                && lines.get(hint..hint + search.len()) == Some(search.as_slice())
+            {
+                return true;
+            }
+        }
         if formats::is_simultaneous(format) {
-            floor = hunk.before_start + hunk.before_len;
+            prev_end = hunk.before_start + hunk.before_len;
         }
     }
     false
@@ -452,15 +491,15 @@ mod tests {
     fn a_search_matching_only_elsewhere_is_unpinnable() {
         let pair = sample_pair();
         let mut d = Draft::build(&pair, Context::Normal, &mut Rng::from_parts(&[2]));
-        assert!(!unpinnable(&d, "search_replace"));
+        assert!(!unpinnable(&d, "search_replace", &[]));
         // Context copied from line 10 (value_10): only that place matches.
         let h = d.hunks.len() - 1;
         let last = d.hunks[h].segs.len() - 1;
         d.hunks[h].segs[last] = crate::draft::ctx("value_10 = compute(10)");
         d.hunks[h].segs.truncate(last + 1);
         d.hunks[h].segs.drain(..last);
-        assert!(unpinnable(&d, "search_replace"));
-        assert!(unpinnable(&d, "edit_file"));
+        assert!(unpinnable(&d, "search_replace", &[]));
+        assert!(unpinnable(&d, "edit_file", &[]));
     }
 
     #[test]
@@ -468,7 +507,7 @@ mod tests {
         let pair = sample_pair();
         let d = Draft::build(&pair, Context::Normal, &mut Rng::from_parts(&[4]));
         assert_eq!(
-            judge_result(&d.before_text(), &d, "search_replace").verdict,
+            judge_result(&d.before_text(), &d, "search_replace", &[]).verdict,
             Verdict::Wrong
         );
         let judged = judge(
