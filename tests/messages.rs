@@ -338,3 +338,42 @@ fn ambiguous_hint_exactly_at_one_of_several_places_against_a_neighbour() {
     let payload = "<apply_diff>\n<path>a.go</path>\n<diff>\n<<<<<<< SEARCH\n:start_line:42\n-------\n\tstart()\n=======\n\tbegin()\n>>>>>>> REPLACE\n\n<<<<<<< SEARCH\n:start_line:5\n-------\n\t}\n=======\n\t}\n\tc()\n>>>>>>> REPLACE\n</diff>\n</apply_diff>\n";
     insta::assert_snapshot!(errors(&[("a.go", file.as_bytes())], payload));
 }
+
+#[test]
+fn elision_open_count_and_piece_not_found() {
+    let file: &[u8] = b"def f():\n    a = 1\n    b = 2\n    return a\n";
+    let open = sr(
+        "a.py",
+        "def f():\n    # ...\n",
+        "def f():\n    z = 0\n    # ...\n",
+    );
+    let count = sr(
+        "a.py",
+        "def f():\n    # ...\n    return a\n",
+        "def f():\n    # ...\n    x = 1\n    # ...\n    return a\n",
+    );
+    let piece = sr(
+        "a.py",
+        "def f():\n    # ...\n    return b\n",
+        "def f():\n    # ...\n    return c\n",
+    );
+    let all = format!("{open}{count}{piece}");
+    let options = Options {
+        partial: true,
+        ..Options::default()
+    };
+    let source = MemFiles::new().with("a.py", file);
+    let outcome = source.run(&all, &options);
+    let text = outcome
+        .errors
+        .iter()
+        .map(|e| {
+            format!(
+                "{} edit={:?} lines={:?}: {}",
+                e.kind, e.edit, e.lines, e.message
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    insta::assert_snapshot!(text);
+}

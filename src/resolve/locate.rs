@@ -60,6 +60,8 @@ pub enum Miss {
         at_hint: Range<usize>,
         looser: Pass,
     },
+    /// A search with elision markers that cannot be applied.
+    Elision(super::elision::ElisionMiss),
     /// A string tool's text matches a fragment of a line that may also be
     /// the line cut short: the two readings write different text.
     FragmentOrLine {
@@ -334,6 +336,9 @@ impl Locator<'_> {
         // Fuzzy matching never sees line-number prefixes.
         let fuzzy_on = unnumbered.as_ref().unwrap_or(r);
         if self.tolerant() {
+            if let Some(result) = self.elided(&lines, fuzzy_on, hint) {
+                return result;
+            }
             if let Some(result) = self.blank_pass(&lines, fuzzy_on, hint) {
                 return result;
             }
@@ -574,7 +579,7 @@ impl Locator<'_> {
     /// `whole`, when the whole text is at hand for syntax evidence), with
     /// a diff hunk's `kept` context pairs.
     #[allow(clippy::too_many_arguments)]
-    fn build(
+    pub(super) fn build(
         &self,
         pass: Pass,
         file: &[&str],
@@ -796,7 +801,7 @@ impl Locator<'_> {
 
     /// What a whole-line match of file lines `m` writes: the lines, or for
     /// a string tool the literal replace of its text ([`Self::substring_lines`]).
-    fn written_lines(
+    pub(super) fn written_lines(
         &self,
         lines: &Lines,
         m: Range<usize>,

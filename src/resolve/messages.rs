@@ -3,6 +3,7 @@
 //! Messages follow `FORMATS.md` §6: `edit N in PATH: what happened; what to
 //! do`, with 1-based lines of the file as the user sees it.
 
+use super::elision::ElisionMiss;
 use super::passes::Pass;
 use super::replacement::Undecided;
 use crate::error::{EditError, ErrorKind, LineRange, NearMatch};
@@ -163,6 +164,35 @@ impl Messages<'_> {
         } else {
             vec![LineRange::new(picked, picked), LineRange::new(hint, hint)]
         })
+    }
+
+    /// A search with elision markers that cannot be applied.
+    pub fn elision(&self, edit: &Edit, why: &ElisionMiss) -> EditError {
+        let what = search_word(edit);
+        let (kind, text) = match why {
+            ElisionMiss::Open { .. } => (
+                ErrorKind::Ambiguous,
+                format!("{what} starts or ends with an elision marker (`...`), or has two in a row, so the lines it stands for have no bound; give lines of the file on both sides of every marker"),
+            ),
+            ElisionMiss::Count { search, replace, .. } => (
+                ErrorKind::Ambiguous,
+                format!("{what} has {search} elision marker(s) (`...`) and the replacement {replace}, so which elided lines the replacement keeps is not determined; put a marker in the replacement where each one is in the search, or none to replace the whole span"),
+            ),
+            ElisionMiss::PieceNotFound { piece, lines, .. } => (
+                ErrorKind::NotFound,
+                format!(
+                    "{what} has elision markers (`...`), and its piece {} (its lines {}-{}) matches nothing in the file; copy those lines exactly as they are in the file",
+                    piece + 1,
+                    lines.start + 1,
+                    lines.end
+                ),
+            ),
+        };
+        self.error(
+            kind,
+            edit,
+            format!("edit {} in {}: {text}", edit.index, self.path),
+        )
     }
 
     /// `not_found`: only a loose match, whose result would not parse.

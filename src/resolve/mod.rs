@@ -11,6 +11,7 @@
 pub mod blank_lines;
 pub mod conflict;
 pub mod doc;
+pub mod elision;
 pub mod indent;
 pub mod line_numbers;
 pub mod locate;
@@ -33,6 +34,7 @@ use crate::text::line_ending::LineEnding;
 use crate::text::lines::LineIndex;
 use crate::workspace::{FileSource, LoadError, SourceText, WorkspacePath};
 use doc::Doc;
+use elision::ElisionMiss;
 use locate::{choose, split_lines, Located, Locator, Miss};
 use messages::Messages;
 use passes::Lines;
@@ -640,6 +642,14 @@ impl<'o, 'c> FileResolver<'o, 'c> {
                 self.messages()
                     .hint_rival(edit, ranges[0], ranges[1], looser)
             }
+            Miss::Elision(why) => {
+                let (ElisionMiss::Open { at }
+                | ElisionMiss::Count { at, .. }
+                | ElisionMiss::PieceNotFound { at, .. }) = &why;
+                let ranges: Vec<Range<usize>> = at.iter().map(|&l| l..l).collect();
+                let at: Vec<usize> = self.orig_lines(&ranges).iter().map(|r| r.first).collect();
+                self.messages().elision(edit, &why).with_lines(at)
+            }
             Miss::BreaksSyntax { lines, error_line } => {
                 let range = self.orig_lines(std::slice::from_ref(&lines))[0];
                 let error = self.orig_lines(std::slice::from_ref(&(error_line..error_line)))[0];
@@ -901,6 +911,22 @@ impl<'o, 'c> FileResolver<'o, 'c> {
                 match again {
                     Some(found) => found,
                     None => {
+                        if locator.tolerant() {
+                            let hint = r.line_hint.and_then(|h| h.checked_sub(1));
+                            if let Some(result) = locator.elided_from(lines, r, hint, min_start) {
+                                return result
+                                    .map(|locs| {
+                                        let end = locs.last().map_or(min_start, |l| {
+                                            lines
+                                                .index
+                                                .line_of(l.range.end.max(l.range.start + 1) - 1)
+                                                + 1
+                                        });
+                                        (locs, end, false)
+                                    })
+                                    .map_err(|miss| self.miss_error(edit, r, miss));
+                            }
+                        }
                         if let Some(result) = self.blank_hunk(locator, lines, edit, r, min_start) {
                             return result.map(|(locs, end)| (locs, end, false));
                         }

@@ -1,0 +1,366 @@
+//! Elisions (`FORMATS.md` §3): a search line that is only an elision
+//! marker (`...`, `…`, `// ... existing code ...`, `# ... rest unchanged`,
+//! `/* ... */`, `<!-- ... -->`) stands for unchanged file lines. The search
+//! is cut at its markers into pieces; each piece is matched by the line
+//! passes, and the pieces must fit the file in exactly one way, in order.
+//!
+//! This module reads markers and counts the ways pieces fit; `locate.rs`
+//! builds what a fit writes.
+
+use std::ops::Range;
+
+use super::locate::{choose, split_lines, Located, Locator, Miss};
+use super::passes::{Lines, Pass};
+use crate::model::Replace;
+
+/// Why a search with elisions was not applied.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ElisionMiss {
+    /// A marker at the search's start or end, or two in a row: the lines
+    /// it stands for have no bound on one side. `at`: where the bounded
+    /// pieces match (current 0-based lines), if anywhere.
+    Open { at: Vec<usize> },
+    /// The replacement has markers, but not as many as the search: which
+    /// elided span it keeps is not determined.
+    Count {
+        search: usize,
+        replace: usize,
+        at: Vec<usize>,
+    },
+    /// Piece `piece` (0-based; its search lines `lines`) matches nowhere.
+    PieceNotFound {
+        piece: usize,
+        lines: Range<usize>,
+        at: Vec<usize>,
+    },
+}
+
+impl Locator<'_> {
+    /// A search with elision markers (`FORMATS.md` §3 "Elisions"), tried
+    /// when the search as written matched nothing: `None` when it has no
+    /// marker.
+    pub fn elided(
+        &self,
+        lines: &Lines,
+        r: &Replace,
+        hint: Option<usize>,
+    ) -> Option<Result<Vec<Located>, Miss>> {
+        self.elided_from(lines, r, hint, 0)
+    }
+
+    /// [`Locator::elided`] with every piece at or after line `from` (a
+    /// diff hunk after the previous one).
+    pub fn elided_from(
+        &self,
+        lines: &Lines,
+        r: &Replace,
+        hint: Option<usize>,
+        from: usize,
+    ) -> Option<Result<Vec<Located>, Miss>> {
+        let search = split_lines(&r.search, r.unit);
+        let kind = cutting(&search)?;
+        let ranges = pieces(&search, kind)?;
+        if r.replace_all {
+            return None;
+        }
+        let replace = split_lines(&r.replace, r.unit);
+        Some(self.elided_in(lines, r, &search, &replace, (&ranges, kind), (hint, from)))
+    }
+
+    fn elided_in(
+        &self,
+        lines: &Lines,
+        r: &Replace,
+        search: &[&str],
+        replace: &[&str],
+        (ranges, kind): (&[Range<usize>], Marker),
+        (hint, from): (Option<usize>, usize),
+    ) -> Result<Vec<Located>, Miss> {
+        let open = |p: &Range<usize>| search[p.clone()].iter().all(|l| l.trim().is_empty());
+        // Where the bounded pieces match, to name the place in a refusal.
+        let at = || {
+            ranges
+                .iter()
+                .filter(|p| !open(p))
+                .find_map(|p| self.line_candidates(lines, &search[p.clone()]))
+                .map(|(_, starts)| starts)
+                .unwrap_or_default()
+        };
+        if ranges.iter().any(open) {
+            return Err(Miss::Elision(ElisionMiss::Open { at: at() }));
+        }
+        let mirrored = match pieces(replace, kind) {
+            None => None,
+            Some(rr) if rr.len() == ranges.len() => Some(rr),
+            Some(rr) => {
+                return Err(Miss::Elision(ElisionMiss::Count {
+                    search: ranges.len() - 1,
+                    replace: rr.len() - 1,
+                    at: at(),
+                }))
+            }
+        };
+        let mut passes: Vec<Pass> = Vec::with_capacity(ranges.len());
+        let mut starts: Vec<Vec<usize>> = Vec::with_capacity(ranges.len());
+        for (i, p) in ranges.iter().enumerate() {
+            let found = self.line_pass_order().into_iter().find_map(|pass| {
+                let s: Vec<usize> = super::passes::find_line_pass(pass, lines, &search[p.clone()])
+                    .into_iter()
+                    .filter(|&s| s >= from)
+                    .collect();
+                (!s.is_empty()).then_some((pass, s))
+            });
+            match found {
+                Some((pass, s)) => {
+                    passes.push(pass);
+                    starts.push(s);
+                }
+                None => {
+                    return Err(Miss::Elision(ElisionMiss::PieceNotFound {
+                        piece: i,
+                        lines: p.clone(),
+                        at: at(),
+                    }))
+                }
+            }
+        }
+        let lens: Vec<usize> = ranges.iter().map(|p| p.len()).collect();
+        let ways = fits(&starts, &lens);
+        if ways.is_empty() {
+            // Every piece matches, never in order.
+            return Err(Miss::NotFound { near: None });
+        }
+        let last = ranges.len() - 1;
+        // Ways that differ are named by the first piece they place apart.
+        let apart = (0..ranges.len())
+            .find(|&i| ways.iter().any(|w| w[i] != ways[0][i]))
+            .unwrap_or(0);
+        let way = choose(
+            ways,
+            false,
+            hint,
+            |w| w[0],
+            |w| w[apart]..w[apart] + lens[apart] - 1,
+        )?
+        .remove(0);
+        match mirrored {
+            Some(rr) => (0..ranges.len())
+                .map(|i| {
+                    let m = way[i]..way[i] + lens[i];
+                    let file: Vec<&str> = m.clone().map(|k| lines.line(k)).collect();
+                    let new_lines = self.build(
+                        passes[i],
+                        &file,
+                        &search[ranges[i].clone()],
+                        &replace[rr[i].clone()],
+                        m.clone(),
+                        Some(lines),
+                        &[],
+                    )?;
+                    // Pieces before a marker end at a line end, and so
+                    // does a deleted last piece (its lines go whole).
+                    let piece = if i == last && !rr[i].is_empty() {
+                        r.clone()
+                    } else {
+                        Replace::lines("", "")
+                    };
+                    Ok(self.written_lines(lines, m, &new_lines, &piece))
+                })
+                .collect(),
+            None => {
+                // The pieces anchor one window, replaced whole: the search
+                // is the file's lines with the pieces as written.
+                let m = way[0]..way[last] + lens[last];
+                let mut synthetic: Vec<&str> = m.clone().map(|k| lines.line(k)).collect();
+                for (i, p) in ranges.iter().enumerate() {
+                    for (j, line) in search[p.clone()].iter().enumerate() {
+                        synthetic[way[i] - m.start + j] = line;
+                    }
+                }
+                let file: Vec<&str> = m.clone().map(|k| lines.line(k)).collect();
+                let pass = passes.iter().copied().max().unwrap_or(Pass::Exact);
+                let new_lines = self.build(
+                    pass,
+                    &file,
+                    &synthetic,
+                    replace,
+                    m.clone(),
+                    Some(lines),
+                    &[],
+                )?;
+                Ok(vec![self.written_lines(lines, m, &new_lines, r)])
+            }
+        }
+    }
+}
+
+/// Words an elision marker may carry besides its dots ("existing code",
+/// "rest unchanged", "other methods"...): short, no code characters.
+const MAX_MARKER_WORDS: usize = 6;
+
+/// An elision marker: `...` or `…` alone (bare: also Python's `Ellipsis`
+/// and prose), or in a comment and/or with a few words (written).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Marker {
+    Bare,
+    Written,
+}
+
+/// Whether `line` is only an elision marker.
+pub fn is_marker(line: &str) -> bool {
+    marker(line).is_some()
+}
+
+/// The kind of elision marker `line` is: `...` or `…`, optionally in a line
+/// comment (`//`, `#`, `--`, `;`) or a block comment (`/* */`, `<!-- -->`),
+/// optionally with a few words around the dots.
+pub fn marker(line: &str) -> Option<Marker> {
+    let bare = matches!(line.trim(), "..." | "…");
+    let mut t = line.trim();
+    for (open, close) in [("<!--", "-->"), ("/*", "*/"), ("{/*", "*/}")] {
+        if let Some(inner) = t.strip_prefix(open).and_then(|r| r.strip_suffix(close)) {
+            t = inner.trim();
+            break;
+        }
+    }
+    for open in ["//", "#", "--", ";"] {
+        if let Some(rest) = t.strip_prefix(open) {
+            t = rest.trim();
+            break;
+        }
+    }
+    let dots = |s: &str| s.starts_with("...") || s.starts_with('…');
+    let words = t.trim_matches(|c| c == '.' || c == '…' || c == ' ');
+    let has_dots = dots(t) || t.ends_with("...") || t.ends_with('…');
+    let is = has_dots
+        && words.split_whitespace().count() <= MAX_MARKER_WORDS
+        && words
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == ' ' || c == '\'' || c == '-' || c == ',');
+    match (is, bare) {
+        (false, _) => None,
+        (true, true) => Some(Marker::Bare),
+        (true, false) => Some(Marker::Written),
+    }
+}
+
+/// Which markers cut a search: written ones when it has any (a bare `...`
+/// beside them is a line of code or prose: Python's `Ellipsis`, a
+/// docstring's example), else bare ones; `None` when it has no marker.
+pub fn cutting(lines: &[&str]) -> Option<Marker> {
+    let kinds: Vec<Marker> = lines.iter().filter_map(|l| marker(l)).collect();
+    if kinds.contains(&Marker::Written) {
+        Some(Marker::Written)
+    } else {
+        kinds.first().copied()
+    }
+}
+
+/// The pieces of `lines` between its markers of kind `kind` (line
+/// ranges), or `None` when it has no such marker.
+pub fn pieces(lines: &[&str], kind: Marker) -> Option<Vec<Range<usize>>> {
+    let markers: Vec<usize> = (0..lines.len())
+        .filter(|&i| marker(lines[i]) == Some(kind))
+        .collect();
+    if markers.is_empty() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(markers.len() + 1);
+    let mut start = 0;
+    for &m in &markers {
+        out.push(start..m);
+        start = m + 1;
+    }
+    out.push(start..lines.len());
+    Some(out)
+}
+
+/// How the pieces fit: the start line of each piece, for every way they
+/// fit in order (each piece after the previous one's end), stopping at two.
+/// `starts[i]` are piece `i`'s candidate start lines, ascending; `lens[i]`
+/// its length.
+pub fn fits(starts: &[Vec<usize>], lens: &[usize]) -> Vec<Vec<usize>> {
+    let mut found = Vec::new();
+    let mut chain = Vec::with_capacity(starts.len());
+    walk(starts, lens, 0, 0, &mut chain, &mut found);
+    found
+}
+
+fn walk(
+    starts: &[Vec<usize>],
+    lens: &[usize],
+    i: usize,
+    from: usize,
+    chain: &mut Vec<usize>,
+    found: &mut Vec<Vec<usize>>,
+) {
+    if found.len() >= 2 {
+        return;
+    }
+    if i == starts.len() {
+        found.push(chain.clone());
+        return;
+    }
+    for &s in starts[i].iter().filter(|&&s| s >= from) {
+        chain.push(s);
+        walk(starts, lens, i + 1, s + lens[i], chain, found);
+        chain.pop();
+        if found.len() >= 2 {
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markers_are_dots_alone_or_in_a_comment_with_a_few_words() {
+        for m in [
+            "...",
+            "    …",
+            "// ... existing code ...",
+            "    # ... rest unchanged",
+            "/* ... */",
+            "<!-- ... -->",
+            "  // ...",
+            "# rest of the file ...",
+        ] {
+            assert!(is_marker(m), "{m}");
+        }
+        for code in [
+            "x = ...",
+            "print('...')",
+            "f(...args)",
+            "// see foo() ...",
+            "return ...;",
+            "",
+            "..",
+        ] {
+            assert!(!is_marker(code), "{code}");
+        }
+    }
+
+    #[test]
+    fn pieces_lie_between_markers() {
+        let lines = ["a", "b", "// ...", "c"];
+        assert_eq!(pieces(&lines, Marker::Written), Some(vec![0..2, 3..4]));
+        assert_eq!(pieces(&["a", "b"], Marker::Bare), None);
+        assert_eq!(pieces(&["...", "a"], Marker::Bare), Some(vec![0..0, 1..2]));
+        // A bare `...` beside a written marker is a line.
+        let lines = ["a", "    # ...", "b", "    ...", "c"];
+        assert_eq!(cutting(&lines), Some(Marker::Written));
+        assert_eq!(pieces(&lines, Marker::Written), Some(vec![0..1, 2..5]));
+    }
+
+    #[test]
+    fn fits_count_every_way_in_order() {
+        // Piece 0 at 0 or 10, piece 1 at 5: one way.
+        assert_eq!(fits(&[vec![0, 10], vec![5]], &[2, 1]), vec![vec![0, 5]]);
+        // Piece 1 at 5 or 7 after piece 0 at 0: two ways.
+        assert_eq!(fits(&[vec![0], vec![5, 7]], &[2, 1]).len(), 2);
+        // Out of order: none.
+        assert!(fits(&[vec![6], vec![5]], &[1, 1]).is_empty());
+    }
+}
