@@ -4,8 +4,8 @@
 //! is cut at its markers into pieces; each piece is matched by the line
 //! passes, and the pieces must fit the file in exactly one way, in order.
 //!
-//! This module reads markers and counts the ways pieces fit; `locate.rs`
-//! builds what a fit writes.
+//! Markers must be mirrored in the replacement: each piece is then built
+//! like a match where it fits, and the elided lines stay as they are.
 
 use std::ops::Range;
 
@@ -89,13 +89,15 @@ impl Locator<'_> {
         if ranges.iter().any(open) {
             return Err(Miss::Elision(ElisionMiss::Open { at: at() }));
         }
-        let mirrored = match pieces(replace, kind) {
-            None => None,
-            Some(rr) if rr.len() == ranges.len() => Some(rr),
-            Some(rr) => {
+        // Markers mirrored in the replacement keep the elided lines. None
+        // there reads two ways (the span rewritten, or the marker left out
+        // by mistake), as does another number: refused.
+        let rr = match pieces(replace, kind) {
+            Some(rr) if rr.len() == ranges.len() => rr,
+            other => {
                 return Err(Miss::Elision(ElisionMiss::Count {
                     search: ranges.len() - 1,
-                    replace: rr.len() - 1,
+                    replace: other.map_or(0, |rr| rr.len() - 1),
                     at: at(),
                 }))
             }
@@ -143,54 +145,29 @@ impl Locator<'_> {
             |w| w[apart]..w[apart] + lens[apart] - 1,
         )?
         .remove(0);
-        match mirrored {
-            Some(rr) => (0..ranges.len())
-                .map(|i| {
-                    let m = way[i]..way[i] + lens[i];
-                    let file: Vec<&str> = m.clone().map(|k| lines.line(k)).collect();
-                    let new_lines = self.build(
-                        passes[i],
-                        &file,
-                        &search[ranges[i].clone()],
-                        &replace[rr[i].clone()],
-                        m.clone(),
-                        Some(lines),
-                        &[],
-                    )?;
-                    // Pieces before a marker end at a line end, and so
-                    // does a deleted last piece (its lines go whole).
-                    let piece = if i == last && !rr[i].is_empty() {
-                        r.clone()
-                    } else {
-                        Replace::lines("", "")
-                    };
-                    Ok(self.written_lines(lines, m, &new_lines, &piece))
-                })
-                .collect(),
-            None => {
-                // The pieces anchor one window, replaced whole: the search
-                // is the file's lines with the pieces as written.
-                let m = way[0]..way[last] + lens[last];
-                let mut synthetic: Vec<&str> = m.clone().map(|k| lines.line(k)).collect();
-                for (i, p) in ranges.iter().enumerate() {
-                    for (j, line) in search[p.clone()].iter().enumerate() {
-                        synthetic[way[i] - m.start + j] = line;
-                    }
-                }
+        (0..ranges.len())
+            .map(|i| {
+                let m = way[i]..way[i] + lens[i];
                 let file: Vec<&str> = m.clone().map(|k| lines.line(k)).collect();
-                let pass = passes.iter().copied().max().unwrap_or(Pass::Exact);
                 let new_lines = self.build(
-                    pass,
+                    passes[i],
                     &file,
-                    &synthetic,
-                    replace,
+                    &search[ranges[i].clone()],
+                    &replace[rr[i].clone()],
                     m.clone(),
                     Some(lines),
                     &[],
                 )?;
-                Ok(vec![self.written_lines(lines, m, &new_lines, r)])
-            }
-        }
+                // Pieces before a marker end at a line end, and so does a
+                // deleted last piece (its lines go whole).
+                let piece = if i == last && !rr[i].is_empty() {
+                    r.clone()
+                } else {
+                    Replace::lines("", "")
+                };
+                Ok(self.written_lines(lines, m, &new_lines, &piece))
+            })
+            .collect()
     }
 }
 

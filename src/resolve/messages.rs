@@ -176,7 +176,7 @@ impl Messages<'_> {
             ),
             ElisionMiss::Count { search, replace, .. } => (
                 ErrorKind::Ambiguous,
-                format!("{what} has {search} elision marker(s) (`...`) and the replacement {replace}, so which elided lines the replacement keeps is not determined; put a marker in the replacement where each one is in the search, or none to replace the whole span"),
+                format!("{what} has {search} elision marker(s) (`...`) and the replacement {replace}, so whether the replacement keeps or rewrites the elided lines is not determined; put a marker in the replacement where each one is in the search (the elided lines are kept), or write the lines out"),
             ),
             ElisionMiss::PieceNotFound { piece, lines, .. } => (
                 ErrorKind::NotFound,
