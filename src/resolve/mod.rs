@@ -911,6 +911,28 @@ impl<'o, 'c> FileResolver<'o, 'c> {
                 match again {
                     Some(found) => found,
                     None => {
+                        // Line-number prefixes copied from a numbered view
+                        // (`FORMATS.md` §3), for hunks too: the hunk
+                        // without them, located like any hunk.
+                        if locator.tolerant() {
+                            if let Some((search, replace)) =
+                                line_numbers::strip(&r.search, &r.replace)
+                            {
+                                let unnumbered = Replace {
+                                    search,
+                                    replace,
+                                    ..r.clone()
+                                };
+                                return self.locate_hunk(
+                                    locator,
+                                    lines,
+                                    edit,
+                                    &unnumbered,
+                                    prev_end,
+                                    prev,
+                                );
+                            }
+                        }
                         if locator.tolerant() {
                             let hint = r.line_hint.and_then(|h| h.checked_sub(1));
                             if let Some(result) = locator.elided_from(lines, r, hint, min_start) {
