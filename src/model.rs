@@ -274,4 +274,8 @@ pub struct EditBatch {
     pub suggestions: Vec<String>,
     /// The context snapshot id the payload names, if any.
     pub context_id: Option<String>,
+    /// The payload asks for a preview only (the MCP filesystem server's
+    /// `dryRun: true`): planned and reported, never written or applied.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub preview: bool,
 }

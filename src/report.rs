@@ -38,6 +38,7 @@ impl<'a> Report<'a> {
     pub fn new(outcome: &'a Outcome, options: &Options) -> Report<'a> {
         Report {
             applied: outcome.applicable(options)
+                && !outcome.batch.preview
                 && (outcome.errors.is_empty() || !outcome.files.is_empty()),
             files: outcome
                 .files

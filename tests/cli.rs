@@ -362,3 +362,21 @@ fn payload_over_the_size_limit_is_refused() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("larger than"), "{stderr}");
 }
+
+#[test]
+fn a_payload_asking_for_a_dry_run_writes_nothing() {
+    // The MCP filesystem server's `edit_file` with `dryRun: true`: a
+    // preview (the diff and the report), never a write.
+    let ws = Workspace::new(&[("a.txt", b"one\ntwo\n")]);
+    let payload = r#"{"name": "edit_file", "arguments": {"path": "a.txt", "edits": [{"oldText": "two", "newText": "2"}], "dryRun": true}}"#;
+    let out = ws.apply(&[], payload);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(ws.read("a.txt"), b"one\ntwo\n");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("+2"));
+    let (code, report) = ws.apply_json(&[], payload);
+    assert_eq!((code, &report["applied"]), (0, &Value::Bool(false)));
+    assert_eq!(ws.read("a.txt"), b"one\ntwo\n");
+    // `dryRun: false` writes.
+    let out = ws.apply(&[], &payload.replace("true", "false"));
+    check(&ws, &out, 0, "a.txt", b"one\n2\n");
+}

@@ -33,9 +33,11 @@ pub fn run(args: &ApplyArgs) -> anyhow::Result<ExitCode> {
     };
     test_hook::after_plan();
 
+    // A payload that asks for a preview (`dryRun: true`) is a dry run.
+    let dry_run = args.dry_run || outcome.batch.preview;
     let mut write_error = None;
     let mut written = Vec::new();
-    if outcome.applicable(&options) && !args.dry_run && !outcome.files.is_empty() {
+    if outcome.applicable(&options) && !dry_run && !outcome.files.is_empty() {
         match write::write_all(files_root.as_ref(), &outcome.files, args.force) {
             Ok(paths) => written = paths,
             Err(e) => write_error = Some(e),
@@ -54,7 +56,7 @@ pub fn run(args: &ApplyArgs) -> anyhow::Result<ExitCode> {
         serde_json::to_writer_pretty(&mut out, &report)?;
         writeln!(out)?;
     } else {
-        if args.dry_run {
+        if dry_run {
             let color = std::io::stdout().is_terminal();
             for change in &outcome.files {
                 let diff = report::unified_diff(change);
@@ -69,11 +71,7 @@ pub fn run(args: &ApplyArgs) -> anyhow::Result<ExitCode> {
         for s in &outcome.batch.suggestions {
             writeln!(out, "suggested (not run): {s}")?;
         }
-        let verb = if args.dry_run {
-            "would change"
-        } else {
-            "changed"
-        };
+        let verb = if dry_run { "would change" } else { "changed" };
         if outcome.applicable(&options) {
             writeln!(out, "{verb} {} file(s)", outcome.files.len())?;
         } else {

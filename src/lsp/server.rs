@@ -392,6 +392,12 @@ impl Backend {
         if !outcome.applicable(options) {
             return (false, Some(commands::failure_summary(outcome)));
         }
+        if outcome.batch.preview {
+            return (
+                false,
+                Some("the payload asks for a preview only (dryRun); nothing was applied".into()),
+            );
+        }
         if outcome.files.is_empty() {
             return (
                 false,

@@ -30,6 +30,8 @@ pub struct JsonOutput {
     pub edits: Vec<ParsedEdit>,
     /// Parse/truncation errors, each naming its payload line.
     pub errors: Vec<EditError>,
+    /// A call asked for a preview only (`dryRun: true`).
+    pub preview: bool,
 }
 
 /// Does the payload look like JSON (first non-blank char `{` or `[`)?

@@ -176,18 +176,20 @@ pub fn parse(payload: &str, format: Option<Format>) -> Parsed {
         Some(_) => false,
         None => json::looks_like_json(payload),
     };
-    let (edits, errors, suggestions) = if wants_json {
+    let (edits, errors, suggestions, preview) = if wants_json {
         let out = json::parse(payload);
-        (out.edits, out.errors, Vec::new())
+        (out.edits, out.errors, Vec::new(), out.preview)
     } else {
-        let (edits, errors) = parse_blocks(payload, format);
-        (edits, errors, suggestions::find(payload))
+        let (edits, errors, preview) = parse_blocks(payload, format);
+        (edits, errors, suggestions::find(payload), preview)
     };
-    finish(edits, errors, suggestions)
+    let mut parsed = finish(edits, errors, suggestions);
+    parsed.batch.preview = preview;
+    parsed
 }
 
 /// Scans a markdown response for blocks of every (or one) block format.
-fn parse_blocks(payload: &str, only: Option<Format>) -> (Vec<ParsedEdit>, Vec<EditError>) {
+fn parse_blocks(payload: &str, only: Option<Format>) -> (Vec<ParsedEdit>, Vec<EditError>, bool) {
     let mut scan = Scan::new(payload);
     let mut edits = Vec::new();
     let mut errors = Vec::new();
@@ -211,10 +213,10 @@ fn parse_blocks(payload: &str, only: Option<Format>) -> (Vec<ParsedEdit>, Vec<Ed
     if only.is_none_or(|f| f != Format::Json) && edits.is_empty() && errors.is_empty() {
         // A markdown response may carry its tool call in a ```json fence.
         if let Some(out) = json::parse_fenced(payload) {
-            return (out.edits, out.errors);
+            return (out.edits, out.errors, out.preview);
         }
     }
-    (edits, errors)
+    (edits, errors, false)
 }
 
 /// `search_replace` and `roo_diff` share their block syntax: asking for one
@@ -265,6 +267,7 @@ fn finish(
             edits,
             suggestions,
             context_id: None,
+            preview: false,
         },
         errors,
         formats,

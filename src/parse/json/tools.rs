@@ -19,7 +19,11 @@ use crate::parse::ParsedEdit;
 
 /// Every tool name this parser knows, for the unknown-tool message.
 const KNOWN_TOOLS: &str = "write_file, edit_file, modify_file, str_replace_based_edit_tool \
-                           (str_replace_editor), Edit, MultiEdit and Write";
+                           (str_replace_editor), Edit, MultiEdit, Write, and opencode's edit and write";
+
+/// The keys a path is named by: ours and Anthropic's, Claude Code's,
+/// opencode's.
+const PATH_KEYS: [&str; 3] = ["path", "file_path", "filePath"];
 
 /// Arguments with no envelope: the tool is told by their keys.
 pub(super) fn bare(ctx: &mut Ctx, args: &Node) {
@@ -51,6 +55,8 @@ fn tool_of_bare(args: &Node) -> Option<&'static str> {
     let has = |key| args.has(key);
     if has("command") || has("old_str") || has("file_text") {
         Some("str_replace_based_edit_tool")
+    } else if has("filePath") {
+        Some(if has("content") { "write" } else { "edit" })
     } else if has("file_path") {
         Some(if has("edits") {
             "MultiEdit"
@@ -79,10 +85,20 @@ pub(super) fn call(ctx: &mut Ctx, name: &str, args: &Node, call: &Node) {
     };
     let edits = match name {
         "write_file" | "Write" => vec![tool.write(ctx)],
+        // The MCP filesystem server's `edit_file {path, edits: [{oldText,
+        // newText}], dryRun}`: `dryRun` asks for a preview of the batch.
+        "edit_file" if args.has("dryRun") => {
+            match tool.args.flag(ctx, "dryRun") {
+                Ok(preview) => ctx.out.preview |= preview,
+                Err(error) => ctx.out.errors.push(*error),
+            }
+            tool.string_edits(ctx, "edits")
+        }
         "modify_file" => tool.modify_file(ctx),
         "edit_file" if args.has("changes") => tool.modify_file(ctx),
         "edit_file" | "MultiEdit" => tool.string_edits(ctx, "edits"),
-        "Edit" => vec![tool.args.string_edit(ctx, None, tool.span)],
+        "Edit" | "edit" => vec![tool.args.string_edit(ctx, None, tool.span)],
+        "write" => vec![tool.write(ctx)],
         "str_replace_based_edit_tool" | "str_replace_editor" => tool.text_editor(ctx),
         _ => {
             let message = format!(
@@ -317,16 +333,24 @@ impl<'n> Fields<'n> {
 
     /// The key this tool names its path with.
     fn path_key(&self) -> &'static str {
-        if matches!(self.tool, "Edit" | "MultiEdit" | "Write") {
-            "file_path"
-        } else {
-            "path"
+        match self.tool {
+            "Edit" | "MultiEdit" | "Write" => "file_path",
+            "edit" | "write" => "filePath",
+            _ => "path",
         }
+    }
+
+    /// The first of `keys` the object has, else the first (for messages).
+    fn key<'k>(&self, keys: &[&'k str]) -> &'k str {
+        keys.iter()
+            .find(|k| self.node.has(k))
+            .copied()
+            .unwrap_or(keys[0])
     }
 
     /// The path, under `path` or `file_path`, if any.
     fn optional_path(&self) -> Option<String> {
-        ["path", "file_path"]
+        PATH_KEYS
             .iter()
             .find_map(|k| self.node.get(k))
             .and_then(Node::as_str)
@@ -337,7 +361,7 @@ impl<'n> Fields<'n> {
     /// The (non-empty) path, under `path` or `file_path`.
     fn path(&self, ctx: &Ctx) -> Fallible<String> {
         let key = self.path_key();
-        let node = match ["path", "file_path"].iter().find_map(|k| self.node.get(k)) {
+        let node = match PATH_KEYS.iter().find_map(|k| self.node.get(k)) {
             Some(node) => node,
             None => return Err(self.missing(ctx, key, "a string naming the file")),
         };
@@ -464,9 +488,10 @@ impl<'n> Fields<'n> {
             (Some(path), _) | (None, Some(path)) => path,
             (None, None) => self.path(ctx)?,
         };
-        let old = self.string(ctx, "old_string")?;
-        let new = self.string(ctx, "new_string")?;
-        let replace_all = self.flag(ctx, "replace_all")?;
+        // Anthropic/Claude Code, the MCP filesystem server, opencode.
+        let old = self.string(ctx, self.key(&["old_string", "oldText", "oldString"]))?;
+        let new = self.string(ctx, self.key(&["new_string", "newText", "newString"]))?;
+        let replace_all = self.flag(ctx, self.key(&["replace_all", "replaceAll"]))?;
         Ok(edit(
             path,
             span,
