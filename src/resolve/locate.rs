@@ -273,6 +273,7 @@ impl Locator<'_> {
                 ..r.clone()
             });
         variants.extend(unnumbered.clone());
+        variants.extend(unescaped(r));
         // A variant without blank boundary lines remembers the search it
         // was cut from: its match is loose, and a near-duplicate of that
         // whole search elsewhere is a rival (`near_duplicates`).
@@ -1682,4 +1683,51 @@ impl<'d, 'o> LazyLines<'d, 'o> {
     fn get(&self) -> &Lines<'d> {
         self.lines.get_or_init(|| Lines::new(self.doc.text()))
     }
+}
+
+/// A string tool's text escaped twice by the model (`FORMATS.md` §3 is
+/// silent; issue "careful reader"): an `old_string` with no line break but
+/// literal `\n` escapes is read once more with its escapes (`\n`, `\t`,
+/// `\"`, `\\`) decoded, and so is `new_string` when it has no line break
+/// either (the same call was escaped the same way). Tried only when the
+/// text as written matched nothing; `None` when there is nothing to decode.
+fn unescaped(r: &Replace) -> Option<Replace> {
+    let double = |t: &str| !t.contains('\n') && t.contains("\\n");
+    if r.unit != MatchUnit::Substring || !double(&r.search) {
+        return None;
+    }
+    let decode = |t: &str| -> String {
+        let mut out = String::with_capacity(t.len());
+        let mut chars = t.chars();
+        while let Some(c) = chars.next() {
+            if c != '\\' {
+                out.push(c);
+                continue;
+            }
+            match chars.next() {
+                Some('n') => out.push('\n'),
+                Some('t') => out.push('\t'),
+                Some('"') => out.push('"'),
+                Some('\\') => out.push('\\'),
+                Some(other) => {
+                    out.push('\\');
+                    out.push(other);
+                }
+                None => out.push('\\'),
+            }
+        }
+        out
+    };
+    let replace = if r.replace.contains('\n') {
+        r.replace.clone()
+    } else {
+        decode(&r.replace)
+    };
+    Some(Replace {
+        search: decode(&r.search),
+        replace,
+        without_line_numbers: None,
+        kept: Vec::new(),
+        ..r.clone()
+    })
 }

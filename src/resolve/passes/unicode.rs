@@ -1,8 +1,11 @@
 //! Pass 5: lines equal once typographic characters are folded to ASCII
-//! (curly quotes, dashes, ellipsis, non-breaking and other odd spaces) and
-//! surrounding whitespace is trimmed.
+//! (curly quotes, dashes, ellipsis, non-breaking and other odd spaces),
+//! the rest is put in Unicode normal form C (`é` written as `e` + U+0301
+//! equals `é`), and surrounding whitespace is trimmed.
 
 use std::borrow::Cow;
+
+use unicode_normalization::UnicodeNormalization;
 
 use super::{find_windows, Lines};
 
@@ -35,12 +38,22 @@ pub fn fold(s: &str) -> Cow<'_, str> {
             c => out.push(c),
         }
     }
+    if unicode_normalization::is_nfc_quick(out.chars()) != unicode_normalization::IsNormalized::Yes
+    {
+        out = out.nfc().collect();
+    }
     Cow::Owned(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nfd_and_nfc_fold_alike() {
+        assert_eq!(fold("caf\u{0065}\u{0301}"), fold("caf\u{00E9}"));
+        assert_eq!(fold("caf\u{00E9}"), "caf\u{00E9}");
+    }
 
     #[test]
     fn folds_typography() {
