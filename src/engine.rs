@@ -60,6 +60,43 @@ pub struct Outcome {
     pub batch: EditBatch,
     /// The formats found in the payload.
     pub formats: Vec<Format>,
+    /// Changed files that parsed cleanly before and do not after.
+    pub warnings: Vec<SyntaxWarning>,
+}
+
+/// A planned change that leaves a parse error in a file that parsed
+/// cleanly before: reported, never refused (an exact match may mean it).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SyntaxWarning {
+    /// The file.
+    pub path: String,
+    /// The first line (1-based) of the first new parse error.
+    pub line: usize,
+    /// The payload edits that change the file.
+    pub edits: Vec<usize>,
+}
+
+/// The parse errors the planned changes bring into files that parsed
+/// cleanly (files of a language with a grammar; `src/syntax/`).
+fn syntax_warnings(files: &[FileChange]) -> Vec<SyntaxWarning> {
+    files
+        .iter()
+        .filter_map(|f| {
+            let language = crate::syntax::Language::of_path(f.path.as_str())?;
+            let after = f.after.as_deref()?;
+            let before = f.before.as_ref().map_or("", |b| b.text.as_str());
+            if f.before.is_some() && crate::syntax::errors(language, before)?.count() > 0 {
+                return None;
+            }
+            let errors = crate::syntax::errors(language, after)?;
+            let first = *errors.lines.first()?;
+            Some(SyntaxWarning {
+                path: f.path.as_str().to_string(),
+                line: first + 1,
+                edits: f.edit_indices.clone(),
+            })
+        })
+        .collect()
 }
 
 impl Outcome {
@@ -132,11 +169,13 @@ pub fn plan_batch(
         files.clear();
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
+    let warnings = syntax_warnings(&files);
     Outcome {
         files,
         errors,
         batch,
         formats,
+        warnings,
     }
 }
 

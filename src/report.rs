@@ -17,6 +17,9 @@ pub struct Report<'a> {
     pub errors: &'a [EditError],
     /// Shell commands the response suggests; never run.
     pub suggestions: &'a [String],
+    /// Changed files left with a parse error they did not have.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub warnings: &'a [crate::engine::SyntaxWarning],
 }
 
 /// One file of the report.
@@ -52,6 +55,7 @@ impl<'a> Report<'a> {
                 .collect(),
             errors: &outcome.errors,
             suggestions: &outcome.batch.suggestions,
+            warnings: &outcome.warnings,
         }
     }
 }
@@ -224,6 +228,12 @@ pub fn summary(outcome: &Outcome) -> String {
     }
     for e in outcome.errors.iter().filter(|e| e.edit.is_none()) {
         out.push_str(&format!("FAIL  {}: {}\n", e.kind, e.message));
+    }
+    for w in &outcome.warnings {
+        out.push_str(&format!(
+            "warn  {}: the change leaves a parse error at line {} (the file parsed cleanly before)\n",
+            w.path, w.line
+        ));
     }
     out
 }

@@ -380,3 +380,27 @@ fn a_payload_asking_for_a_dry_run_writes_nothing() {
     let out = ws.apply(&[], &payload.replace("true", "false"));
     check(&ws, &out, 0, "a.txt", b"one\n2\n");
 }
+
+#[test]
+fn a_change_that_breaks_a_clean_file_is_applied_with_a_warning() {
+    // An exact match is applied as written, even when it breaks the
+    // file's syntax (the model may mean it); the report says where.
+    let ws = Workspace::new(&[("a.py", b"def f():\n    return 1\n")]);
+    let payload = sr("a.py", "    return 1\n", "    return (1\n");
+    let out = ws.apply(&[], &payload);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("warn  a.py: the change leaves a parse error at line 2"),
+        "{text}"
+    );
+    let ws = Workspace::new(&[("a.py", b"def f():\n    return 1\n")]);
+    let (code, report) = ws.apply_json(&[], &payload);
+    assert_eq!(code, 0);
+    assert_eq!(report["warnings"][0]["path"], "a.py");
+    assert_eq!(report["warnings"][0]["edits"], serde_json::json!([1]));
+    // A file that did not parse before gives no warning.
+    let ws = Workspace::new(&[("a.py", b"def f(:\n    return 1\n")]);
+    let (_, report) = ws.apply_json(&[], &payload);
+    assert!(report.get("warnings").is_none(), "{report}");
+}
