@@ -72,6 +72,9 @@ pub fn build(id: &CaseId, pairs: &[Pair]) -> Option<Case> {
         name_seed(id.mistake),
         id.variant,
     ]);
+    if id.mistake == "double_escape" && !formats::is_string_tool(id.format) {
+        return None;
+    }
     let mut draft = Draft::build(pair, mistakes::context(id.mistake), &mut rng);
     if !mistakes::apply(
         id.mistake,

@@ -97,6 +97,9 @@ pub struct Draft {
     pub crlf: bool,
     /// String tools: `old_string`/`new_string` end with a newline.
     pub string_nl: bool,
+    /// String tools: the strings escaped once more (literal `\n`), as a
+    /// model that encodes its call's JSON twice writes them.
+    pub double_escape: bool,
 }
 
 impl Draft {
@@ -146,6 +149,7 @@ impl Draft {
             after,
             crlf: false,
             string_nl: rng.chance(1, 2),
+            double_escape: false,
         }
     }
 

@@ -72,7 +72,17 @@ pub fn string_pair(d: &Draft, hunk: &Hunk) -> (String, String) {
             format!("{}{nl}", lines.join("\n"))
         }
     };
-    (join(&search), join(&replace))
+    let (old, new) = (join(&search), join(&replace));
+    if d.double_escape {
+        let escape = |t: &str| {
+            t.replace('\\', "\\\\")
+                .replace('"', "\\\"")
+                .replace('\n', "\\n")
+                .replace('\t', "\\t")
+        };
+        return (escape(&old), escape(&new));
+    }
+    (old, new)
 }
 
 /// The payload for `d` in `format`, or `None` when its text collides with

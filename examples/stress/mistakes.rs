@@ -10,7 +10,7 @@ use crate::draft::{Context, Draft, Hunk, Seg};
 use crate::rng::Rng;
 
 /// Every mistake, `none` first.
-pub const ALL: [&str; 18] = [
+pub const ALL: [&str; 19] = [
     "none",
     "indent_block",
     "indent_line",
@@ -29,6 +29,7 @@ pub const ALL: [&str; 18] = [
     "elide",
     "dup_blend",
     "post_edit_ctx",
+    "double_escape",
 ];
 
 /// The context a mistake needs around each region.
@@ -64,6 +65,15 @@ pub fn apply(mistake: &str, d: &mut Draft, hints: bool, rng: &mut Rng) -> bool {
         "elide" => elide(d, rng),
         "dup_blend" => dup_blend(d, rng),
         "post_edit_ctx" => post_edit_ctx(d, rng),
+        // String tools only (`case::build`), and only where every
+        // `old_string` has a line break to escape: a one-line `old_string`
+        // matches as written, and its `new_string`'s literal `\n` may be
+        // meant (a string literal's escape), so the intent is not
+        // recoverable there.
+        "double_escape" => {
+            d.double_escape = true;
+            d.hunks.iter().all(|h| h.search().len() > 1)
+        }
         other => panic!("unknown mistake `{other}`"),
     }
 }
