@@ -426,6 +426,22 @@ mod tests {
     }
 
     #[test]
+    fn double_escape_escapes_the_strings_once_more() {
+        let pair = sample_pair();
+        let mut d = Draft::build(&pair, Context::Normal, &mut Rng::from_parts(&[3]));
+        d.hunks[0].segs = vec![Seg::Chg {
+            old: vec!["a = \"x\"".into(), "\tb = 1".into()],
+            new: vec!["a = 2".into()],
+        }];
+        d.string_nl = false;
+        d.double_escape = true;
+        assert_eq!(
+            string_pair(&d, &d.hunks[0]),
+            ("a = \\\"x\\\"\\n\\tb = 1".to_owned(), "a = 2".to_owned())
+        );
+    }
+
+    #[test]
     fn string_pairs_end_consistently() {
         let pair = sample_pair();
         let mut d = Draft::build(&pair, Context::Normal, &mut Rng::from_parts(&[3]));

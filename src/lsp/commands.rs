@@ -7,7 +7,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::engine::Outcome;
+use crate::engine::{Outcome, SyntaxWarning};
 use crate::error::EditError;
 use crate::model::Format;
 
@@ -177,6 +177,9 @@ pub struct PreviewResult {
     pub files: Vec<FileEntry>,
     /// Every failure.
     pub errors: Vec<EditError>,
+    /// Changed files the plan leaves with a parse error they did not have.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<SyntaxWarning>,
 }
 
 /// The result of `llm-edit.apply`.
@@ -192,6 +195,9 @@ pub struct ApplyResult {
     pub files: Vec<FileEntry>,
     /// Every failure.
     pub errors: Vec<EditError>,
+    /// Changed files left with a parse error they did not have.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<SyntaxWarning>,
 }
 
 /// The result of `llm-edit.retryPrompt`.
@@ -221,11 +227,18 @@ pub fn success_summary(outcome: &Outcome) -> String {
         indices.dedup();
         indices.len()
     };
-    format!(
+    let mut summary = format!(
         "Applied {} to {}",
         plural(edits, "edit"),
         plural(outcome.files.len(), "file")
-    )
+    );
+    for w in &outcome.warnings {
+        summary.push_str(&format!(
+            "; {} now has a parse error at line {} (it parsed cleanly before)",
+            w.path, w.line
+        ));
+    }
+    summary
 }
 
 /// "2 of 5 edits failed: <first message>".

@@ -345,6 +345,7 @@ impl Backend {
             edit,
             files: commands::file_entries(outcome),
             errors: outcome.errors.clone(),
+            warnings: outcome.warnings.clone(),
         })
     }
 
@@ -381,6 +382,7 @@ impl Backend {
             failure_reason: reason,
             files: commands::file_entries(&planned.outcome),
             errors: planned.outcome.errors.clone(),
+            warnings: planned.outcome.warnings.clone(),
         })
     }
 

@@ -712,3 +712,28 @@ async fn response_documents_get_block_diagnostics_and_code_actions() {
     let shown = client.notification("window/showMessage", |_| true).await;
     assert_eq!(shown["message"].as_str(), Some(prompt));
 }
+
+/// A plan that leaves a parse error in a file that parsed cleanly is
+/// previewed (and applied) with a warning naming the file and line.
+#[tokio::test]
+async fn preview_reports_a_change_that_breaks_the_files_syntax() {
+    let client = server()
+        .file("a.py", "def f():\n    return 1\n")
+        .start()
+        .await;
+    let payload = "a.py\n<<<<<<< SEARCH\n    return 1\n=======\n    return (1\n>>>>>>> REPLACE\n";
+    let result = client
+        .command("llm-edit.preview", json!({"payload": payload}))
+        .await
+        .unwrap();
+    assert_eq!(result["warnings"][0]["path"], "a.py");
+    assert_eq!(result["warnings"][0]["edits"], json!([1]));
+    assert!(result["edit"].is_object(), "{result}");
+    // A clean change has no warnings.
+    let payload = "a.py\n<<<<<<< SEARCH\n    return 1\n=======\n    return 2\n>>>>>>> REPLACE\n";
+    let result = client
+        .command("llm-edit.preview", json!({"payload": payload}))
+        .await
+        .unwrap();
+    assert!(result.get("warnings").is_none(), "{result}");
+}
