@@ -9,7 +9,8 @@
 
 use std::ops::Range;
 
-use super::locate::{choose, split_lines, Located, Locator, Miss};
+use super::hints::choose;
+use super::locate::{split_lines, Located, Locator, Miss};
 use super::passes::{Lines, Pass};
 use crate::model::Replace;
 

@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use super::blank_lines;
 use super::doc::Doc;
+use super::hints::choose;
 use super::indent::{self, Style};
 use super::line_numbers;
 use super::passes::{self, boundary_prefix, fuzzy, substring, Lines, Pass};
@@ -19,11 +20,6 @@ use super::ResolveConfig;
 use crate::model::{Format, MatchUnit, Replace};
 use crate::syntax::{self, Language};
 use crate::text::line_ending::LineEnding;
-
-/// A hint picks the candidate within this many lines of it...
-pub const HINT_NEAR: usize = 10;
-/// ...when no other candidate is within this many lines of it.
-pub const HINT_CLEAR: usize = 100;
 
 /// How much better (similarity) a fuzzy window must be than any other
 /// window that does not overlap it.
@@ -522,42 +518,6 @@ impl Locator<'_> {
         let (text, starts) = splice_with_starts(lines, at, new_lines, self.line_ending);
         let offsets: Vec<usize> = converted.iter().map(|&k| starts[k]).collect();
         syntax::in_string(language, &text, &offsets).is_some_and(|inside| inside.contains(&true))
-    }
-
-    /// A line hint that picked a candidate near it, not at it (`FORMATS.md`
-    /// §3 "Line hints"), picks nothing when the search also matches, by a
-    /// pass after `pass`, exactly at the hint: the place the hint names,
-    /// read with the payload's slip (trailing whitespace, indentation), is
-    /// the other reading. Both are named.
-    pub fn hint_rival(
-        &self,
-        lines: &Lines,
-        search: &[&str],
-        pass: Pass,
-        picked: usize,
-        hint: Option<usize>,
-    ) -> Result<(), Miss> {
-        let n = search.len();
-        let Some(h) = hint.filter(|&h| h != picked && n > 0 && h + n <= lines.len()) else {
-            return Ok(());
-        };
-        let window =
-            &lines.text[lines.index.start(h)..lines.index.start(h + n).min(lines.text.len())];
-        let window = Lines::new(window);
-        let looser = self
-            .line_pass_order()
-            .into_iter()
-            .skip_while(|&p| p != pass)
-            .skip(1)
-            .find(|&p| passes::find_line_pass(p, &window, search).contains(&0));
-        match looser {
-            None => Ok(()),
-            Some(looser) => Err(Miss::HintRival {
-                picked: picked..picked + n - 1,
-                at_hint: h..h + n - 1,
-                looser,
-            }),
-        }
     }
 
     /// The replacement of file lines `m` matched by `pass`.
@@ -1464,54 +1424,6 @@ fn at_lines(miss: Miss, at: Range<usize>) -> Miss {
         },
         other => other,
     }
-}
-
-/// Candidates → the chosen ones: all for `replace_all`, the only one, or
-/// the one a hint picks (`FORMATS.md` §3 "Line hints": exactly at the hint
-/// — for a hint of line 1, only when no other is within [`HINT_NEAR`]
-/// lines —, else the nearest when it is within [`HINT_NEAR`] lines and no
-/// other is within [`HINT_CLEAR`] lines); else ambiguous.
-pub fn choose<M: Clone>(
-    candidates: Vec<M>,
-    replace_all: bool,
-    hint: Option<usize>,
-    line_of: impl Fn(&M) -> usize,
-    span: impl Fn(&M) -> Range<usize>,
-) -> Result<Vec<M>, Miss> {
-    if candidates.len() == 1 || (replace_all && !candidates.is_empty()) {
-        return Ok(candidates);
-    }
-    if let Some(h) = hint {
-        // Exactly at the hint. Line 1 is what a model writes when it does
-        // not know the line: there it picks only when no other candidate
-        // is near enough for a stale hint to have meant it.
-        let near_other = |c: &M| {
-            h == 0
-                && candidates
-                    .iter()
-                    .any(|o| line_of(o) != line_of(c) && line_of(o).abs_diff(h) <= HINT_NEAR)
-        };
-        if let Some(c) = candidates
-            .iter()
-            .find(|c| line_of(c) == h && !near_other(c))
-        {
-            return Ok(vec![c.clone()]);
-        }
-        let mut by_distance: Vec<(usize, &M)> = candidates
-            .iter()
-            .map(|c| (line_of(c).abs_diff(h), c))
-            .collect();
-        by_distance.sort_by_key(|(d, _)| *d);
-        if let [(d0, best), rest @ ..] = by_distance.as_slice() {
-            let clear = rest.first().is_none_or(|(d1, _)| *d1 > HINT_CLEAR);
-            if *d0 <= HINT_NEAR && clear {
-                return Ok(vec![(*best).clone()]);
-            }
-        }
-    }
-    Err(Miss::Ambiguous {
-        candidates: candidates.iter().map(span).collect(),
-    })
 }
 
 /// The 0-based lines `first..last` (inclusive, as a range's start/end)

@@ -12,6 +12,7 @@ pub mod blank_lines;
 pub mod conflict;
 pub mod doc;
 pub mod elision;
+pub mod hints;
 pub mod indent;
 pub mod line_numbers;
 pub mod locate;
@@ -35,7 +36,8 @@ use crate::text::lines::LineIndex;
 use crate::workspace::{FileSource, LoadError, SourceText, WorkspacePath};
 use doc::Doc;
 use elision::ElisionMiss;
-use locate::{choose, split_lines, Located, Locator, Miss};
+use hints::{choose, stale_hint_rivals};
+use locate::{split_lines, Located, Locator, Miss};
 use messages::Messages;
 use passes::Lines;
 
@@ -1316,37 +1318,4 @@ fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
     a.start < b.end && b.start < a.end
         || (a.is_empty() && b.start < a.start && a.start < b.end)
         || (b.is_empty() && a.start < b.start && b.start < a.end)
-}
-
-/// For each placed hunk `(start, hint, by_hint)` of a group: when its
-/// hint picked it among several places, and the nearest hunk before or
-/// after it that was placed without that help sits at another offset
-/// from its own hint, that hunk's `(index, start, hint)`. The hunks of
-/// one diff number one version of the file: a neighbour exactly at its
-/// number says a near pick's number was not stale (the place it names,
-/// where the lines differ, may be meant); a neighbour off by some amount
-/// says an exact pick's number is stale by as much (the exact hit is a
-/// coincidence among several places) (`FORMATS.md` §3 "Line hints").
-fn stale_hint_rivals(
-    placed: &[(usize, Option<usize>, bool)],
-) -> Vec<Option<(usize, usize, usize)>> {
-    let pinned = |j: usize| match placed[j] {
-        (start, Some(hint), false) => Some((j, start, hint)),
-        _ => None,
-    };
-    let offset = |(_, start, hint): (usize, usize, usize)| start as i64 - hint as i64;
-    (0..placed.len())
-        .map(|i| {
-            let (start, Some(hint), true) = placed[i] else {
-                return None;
-            };
-            let own = offset((i, start, hint));
-            let before = (0..i).rev().find_map(pinned);
-            let after = (i + 1..placed.len()).find_map(pinned);
-            [before, after]
-                .into_iter()
-                .flatten()
-                .find(|&n| offset(n) != own)
-        })
-        .collect()
 }

@@ -1,0 +1,134 @@
+//! Line hints (`FORMATS.md` §3 "Line hints"): which candidate a
+//! `:start_line:` or a hunk header's number picks, and the evidence that a
+//! number does not pin a place — a looser match exactly at it, or the
+//! file's other hinted edits off by another amount (`stale_hint_rivals`
+//! for a diff's hunks; `mod.rs` walks a file's sequential edits).
+
+use std::ops::Range;
+
+use super::locate::{Locator, Miss};
+use super::passes::{self, Lines, Pass};
+
+/// A hint picks the candidate within this many lines of it...
+pub const HINT_NEAR: usize = 10;
+/// ...when no other candidate is within this many lines of it.
+pub const HINT_CLEAR: usize = 100;
+
+/// Candidates → the chosen ones: all for `replace_all`, the only one, or
+/// the one a hint picks (`FORMATS.md` §3 "Line hints": exactly at the hint
+/// — for a hint of line 1, only when no other is within [`HINT_NEAR`]
+/// lines —, else the nearest when it is within [`HINT_NEAR`] lines and no
+/// other is within [`HINT_CLEAR`] lines); else ambiguous.
+pub fn choose<M: Clone>(
+    candidates: Vec<M>,
+    replace_all: bool,
+    hint: Option<usize>,
+    line_of: impl Fn(&M) -> usize,
+    span: impl Fn(&M) -> Range<usize>,
+) -> Result<Vec<M>, Miss> {
+    if candidates.len() == 1 || (replace_all && !candidates.is_empty()) {
+        return Ok(candidates);
+    }
+    if let Some(h) = hint {
+        // Exactly at the hint. Line 1 is what a model writes when it does
+        // not know the line: there it picks only when no other candidate
+        // is near enough for a stale hint to have meant it.
+        let near_other = |c: &M| {
+            h == 0
+                && candidates
+                    .iter()
+                    .any(|o| line_of(o) != line_of(c) && line_of(o).abs_diff(h) <= HINT_NEAR)
+        };
+        if let Some(c) = candidates
+            .iter()
+            .find(|c| line_of(c) == h && !near_other(c))
+        {
+            return Ok(vec![c.clone()]);
+        }
+        let mut by_distance: Vec<(usize, &M)> = candidates
+            .iter()
+            .map(|c| (line_of(c).abs_diff(h), c))
+            .collect();
+        by_distance.sort_by_key(|(d, _)| *d);
+        if let [(d0, best), rest @ ..] = by_distance.as_slice() {
+            let clear = rest.first().is_none_or(|(d1, _)| *d1 > HINT_CLEAR);
+            if *d0 <= HINT_NEAR && clear {
+                return Ok(vec![(*best).clone()]);
+            }
+        }
+    }
+    Err(Miss::Ambiguous {
+        candidates: candidates.iter().map(span).collect(),
+    })
+}
+
+impl Locator<'_> {
+    /// A line hint that picked a candidate near it, not at it (`FORMATS.md`
+    /// §3 "Line hints"), picks nothing when the search also matches, by a
+    /// pass after `pass`, exactly at the hint: the place the hint names,
+    /// read with the payload's slip (trailing whitespace, indentation), is
+    /// the other reading. Both are named.
+    pub fn hint_rival(
+        &self,
+        lines: &Lines,
+        search: &[&str],
+        pass: Pass,
+        picked: usize,
+        hint: Option<usize>,
+    ) -> Result<(), Miss> {
+        let n = search.len();
+        let Some(h) = hint.filter(|&h| h != picked && n > 0 && h + n <= lines.len()) else {
+            return Ok(());
+        };
+        let window =
+            &lines.text[lines.index.start(h)..lines.index.start(h + n).min(lines.text.len())];
+        let window = Lines::new(window);
+        let looser = self
+            .line_pass_order()
+            .into_iter()
+            .skip_while(|&p| p != pass)
+            .skip(1)
+            .find(|&p| passes::find_line_pass(p, &window, search).contains(&0));
+        match looser {
+            None => Ok(()),
+            Some(looser) => Err(Miss::HintRival {
+                picked: picked..picked + n - 1,
+                at_hint: h..h + n - 1,
+                looser,
+            }),
+        }
+    }
+}
+
+/// For each placed hunk `(start, hint, by_hint)` of a group: when its
+/// hint picked it among several places, and the nearest hunk before or
+/// after it that was placed without that help sits at another offset
+/// from its own hint, that hunk's `(index, start, hint)`. The hunks of
+/// one diff number one version of the file: a neighbour exactly at its
+/// number says a near pick's number was not stale (the place it names,
+/// where the lines differ, may be meant); a neighbour off by some amount
+/// says an exact pick's number is stale by as much (the exact hit is a
+/// coincidence among several places) (`FORMATS.md` §3 "Line hints").
+pub fn stale_hint_rivals(
+    placed: &[(usize, Option<usize>, bool)],
+) -> Vec<Option<(usize, usize, usize)>> {
+    let pinned = |j: usize| match placed[j] {
+        (start, Some(hint), false) => Some((j, start, hint)),
+        _ => None,
+    };
+    let offset = |(_, start, hint): (usize, usize, usize)| start as i64 - hint as i64;
+    (0..placed.len())
+        .map(|i| {
+            let (start, Some(hint), true) = placed[i] else {
+                return None;
+            };
+            let own = offset((i, start, hint));
+            let before = (0..i).rev().find_map(pinned);
+            let after = (i + 1..placed.len()).find_map(pinned);
+            [before, after]
+                .into_iter()
+                .flatten()
+                .find(|&n| offset(n) != own)
+        })
+        .collect()
+}
