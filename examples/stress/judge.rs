@@ -294,22 +294,28 @@ fn literal_result(d: &Draft, format: &str) -> Option<String> {
 /// the leading whitespace of lines the search holds in their after form,
 /// each kept as the before file has it.
 fn indentation_slip_twin(result: &str, d: &Draft) -> bool {
+    let searched = |w: &str| d.hunks.iter().any(|h| h.search().contains(&w));
+    differs_only_where(result, d, |g, w| {
+        g.trim_start() == w.trim_start() && searched(w) && d.before.iter().any(|b| b == g)
+    })
+}
+
+/// Whether `result` has the after file's line count and differs from it
+/// somewhere, only in lines (`got`, `want`) that `explained` accepts.
+fn differs_only_where(result: &str, d: &Draft, explained: impl Fn(&str, &str) -> bool) -> bool {
     let want = d.after_text();
     let (got, want): (Vec<&str>, Vec<&str>) =
         (result.split('\n').collect(), want.split('\n').collect());
     if got.len() != want.len() {
         return false;
     }
-    let searched = |w: &str| d.hunks.iter().any(|h| h.search().contains(&w));
     let mut differs = false;
     for (g, w) in got.iter().zip(&want) {
         if g == w {
             continue;
         }
         differs = true;
-        let slip =
-            g.trim_start() == w.trim_start() && searched(w) && d.before.iter().any(|b| b == g);
-        if !slip {
+        if !explained(g, w) {
             return false;
         }
     }
@@ -324,29 +330,14 @@ fn indentation_slip_twin(result: &str, d: &Draft) -> bool {
 /// after file only in lines the search holds in their after form, each
 /// kept as the before file has it, which the after line begins.
 fn truncation_twin(result: &str, d: &Draft) -> bool {
-    let want = d.after_text();
-    let (got, want): (Vec<&str>, Vec<&str>) =
-        (result.split('\n').collect(), want.split('\n').collect());
-    if got.len() != want.len() {
-        return false;
-    }
     let searched = |w: &str| d.hunks.iter().any(|h| h.search().contains(&w));
-    let mut differs = false;
-    for (g, w) in got.iter().zip(&want) {
-        if g == w {
-            continue;
-        }
-        differs = true;
-        let cut = g.len() > w.len()
+    differs_only_where(result, d, |g, w| {
+        g.len() > w.len()
             && g.starts_with(w)
             && w.trim().len() >= 8
             && searched(w)
-            && d.before.iter().any(|b| b == g);
-        if !cut {
-            return false;
-        }
-    }
-    differs
+            && d.before.iter().any(|b| b == g)
+    })
 }
 
 /// A block written at another depth whose real edit re-indents its first
@@ -376,23 +367,9 @@ fn fixed_frame_twin(result: &str, d: &Draft) -> bool {
     if fixed.is_empty() {
         return false;
     }
-    let want = d.after_text();
-    let (got, want): (Vec<&str>, Vec<&str>) =
-        (result.split('\n').collect(), want.split('\n').collect());
-    if got.len() != want.len() {
-        return false;
-    }
-    let mut differs = false;
-    for (g, w) in got.iter().zip(&want) {
-        if g == w {
-            continue;
-        }
-        differs = true;
-        if g.trim() != w.trim() || !fixed.iter().any(|r| r.contains(g)) {
-            return false;
-        }
-    }
-    differs
+    differs_only_where(result, d, |g, w| {
+        g.trim() == w.trim() && fixed.iter().any(|r| r.contains(&g))
+    })
 }
 
 /// [`literal_result`] for a string tool: each `old_string` (in payload

@@ -106,14 +106,7 @@ impl Locator<'_> {
         let mut passes: Vec<Pass> = Vec::with_capacity(ranges.len());
         let mut starts: Vec<Vec<usize>> = Vec::with_capacity(ranges.len());
         for (i, p) in ranges.iter().enumerate() {
-            let found = self.line_pass_order().into_iter().find_map(|pass| {
-                let s: Vec<usize> = super::passes::find_line_pass(pass, lines, &search[p.clone()])
-                    .into_iter()
-                    .filter(|&s| s >= from)
-                    .collect();
-                (!s.is_empty()).then_some((pass, s))
-            });
-            match found {
+            match self.line_candidates_where(lines, &search[p.clone()], |s| s >= from) {
                 Some((pass, s)) => {
                     passes.push(pass);
                     starts.push(s);

@@ -472,11 +472,24 @@ impl Locator<'_> {
     /// never a candidate for anchors and hunks: they are located exactly
     /// or tolerantly, and refused otherwise).
     pub fn line_candidates(&self, lines: &Lines, search: &[&str]) -> Option<(Pass, Vec<usize>)> {
+        self.line_candidates_where(lines, search, |_| true)
+    }
+
+    /// [`Locator::line_candidates`] among the start lines `keep` accepts
+    /// (after the previous hunk, at the end of the file...): the first
+    /// pass with one of those decides.
+    pub fn line_candidates_where(
+        &self,
+        lines: &Lines,
+        search: &[&str],
+        keep: impl Fn(usize) -> bool,
+    ) -> Option<(Pass, Vec<usize>)> {
         if search.is_empty() {
             return None;
         }
         self.line_pass_order().into_iter().find_map(|pass| {
-            let starts = passes::find_line_pass(pass, lines, search);
+            let mut starts = passes::find_line_pass(pass, lines, search);
+            starts.retain(|&s| keep(s));
             (!starts.is_empty()).then_some((pass, starts))
         })
     }

@@ -1118,23 +1118,14 @@ impl<'o, 'c> FileResolver<'o, 'c> {
     ) -> Option<(passes::Pass, Vec<String>, Vec<String>, Vec<usize>)> {
         let n = search.len();
         let replace = split_lines(&r.replace, MatchUnit::Lines);
-        locator.line_pass_order().into_iter().find_map(|pass| {
-            let mut starts: Vec<usize> = passes::find_line_pass(pass, lines, search)
-                .into_iter()
-                .filter(|&s| s >= min_start)
-                .collect();
-            if r.at_end_of_file {
-                starts.retain(|&s| s + n == lines.len());
-            }
-            (!starts.is_empty()).then(|| {
-                (
-                    pass,
-                    search.iter().map(|l| l.to_string()).collect(),
-                    replace.iter().map(|l| l.to_string()).collect(),
-                    starts,
-                )
-            })
-        })
+        let keep = |s: usize| s >= min_start && (!r.at_end_of_file || s + n == lines.len());
+        let (pass, starts) = locator.line_candidates_where(lines, search, keep)?;
+        Some((
+            pass,
+            search.iter().map(|l| l.to_string()).collect(),
+            replace.iter().map(|l| l.to_string()).collect(),
+            starts,
+        ))
     }
 
     /// A hunk of only added lines: after its header, else at the end.
