@@ -17,6 +17,7 @@ mod formats;
 mod judge;
 mod mistakes;
 mod pairs;
+mod places;
 mod report;
 mod rng;
 
@@ -157,10 +158,14 @@ fn case_ids(args: &Args, pairs: usize) -> Vec<CaseId> {
         .collect()
 }
 
+/// A judged case, the time its judgement took, and whether one place fits
+/// (for the careful-reader mistakes).
+type Run = (Judged, Duration, Option<bool>);
+
 /// Builds and judges every id, on `jobs` threads, with the time each
 /// judgement took; `None` for the ids that did not fit.
-fn run_all(ids: &[CaseId], pairs: &[Pair], args: &Args) -> Vec<Option<(Judged, Duration)>> {
-    let mut results: Vec<Option<(Judged, Duration)>> = vec![None; ids.len()];
+fn run_all(ids: &[CaseId], pairs: &[Pair], args: &Args) -> Vec<Option<Run>> {
+    let mut results: Vec<Option<Run>> = vec![None; ids.len()];
     std::thread::scope(|scope| {
         let chunks: Vec<_> = (0..args.jobs)
             .map(|t| {
@@ -174,7 +179,8 @@ fn run_all(ids: &[CaseId], pairs: &[Pair], args: &Args) -> Vec<Option<(Judged, D
                                     let started = Instant::now();
                                     let judged =
                                         judge::judge(&c.payload, &c.draft, c.id.format, args.fuzzy);
-                                    (judged, started.elapsed())
+                                    let took = started.elapsed();
+                                    (judged, took, places::one_place(c.id.mistake, &c.draft))
                                 }),
                             )
                         })
@@ -258,11 +264,14 @@ fn run() -> Result<ExitCode, String> {
     for (id, judged) in ids.iter().zip(&results) {
         match judged {
             None => report.not_applicable += 1,
-            Some((j, took)) => {
+            Some((j, took, one_place)) => {
                 if slowest.is_none_or(|(t, _)| took > &t) {
                     slowest = Some((*took, id));
                 }
                 report.add(id.format, id.mistake, j);
+                if *one_place == Some(true) {
+                    report.add_one_place(id.mistake, j);
+                }
                 if listed(&j.verdict, args.list.as_deref()) {
                     failures.push(describe(id, &pairs[id.pair], j));
                 }
@@ -314,13 +323,13 @@ fn run() -> Result<ExitCode, String> {
 fn check_cli(
     bin: &std::path::Path,
     ids: &[CaseId],
-    results: &[Option<(Judged, Duration)>],
+    results: &[Option<Run>],
     pairs: &[Pair],
     args: &Args,
 ) -> Result<usize, String> {
     let (mut checked, mut differ) = (0, 0);
     for (i, (id, judged)) in ids.iter().zip(results).enumerate() {
-        let (Some((judged, _)), true) = (judged, i % args.cli_every == 0) else {
+        let (Some((judged, _, _)), true) = (judged, i % args.cli_every == 0) else {
             continue;
         };
         let case = case::build(id, pairs).expect("it was built before");

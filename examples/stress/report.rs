@@ -94,6 +94,9 @@ pub struct Report {
     pub by_cell: BTreeMap<String, Tally>,
     /// Case ids whose mistake did not fit the pair or format.
     pub not_applicable: usize,
+    /// Careful-reader mistakes, the cases where one place fits
+    /// (`places.rs`).
+    pub one_place: BTreeMap<String, Tally>,
 }
 
 impl Report {
@@ -107,6 +110,14 @@ impl Report {
             .add(judged);
         self.by_cell
             .entry(format!("{format} × {mistake}"))
+            .or_default()
+            .add(judged);
+    }
+
+    /// Counts one case of a careful-reader mistake where one place fits.
+    pub fn add_one_place(&mut self, mistake: &str, judged: &Judged) {
+        self.one_place
+            .entry(mistake.into())
             .or_default()
             .add(judged);
     }
@@ -136,6 +147,13 @@ impl Report {
                 .collect(),
         );
         table(
+            "Where one place fits",
+            self.one_place
+                .iter()
+                .map(|(k, t)| (k.clone(), t))
+                .collect(),
+        );
+        table(
             "Format × mistake",
             self.by_cell.iter().map(|(k, t)| (k.clone(), t)).collect(),
         );
@@ -160,6 +178,9 @@ impl Report {
         }
         for (k, t) in &self.by_mistake {
             line(k, t);
+        }
+        for (k, t) in &self.one_place {
+            line(&format!("{k} (one place fits)"), t);
         }
         for (k, t) in self.by_cell.iter().filter(|(_, t)| t.wrong + t.crash > 0) {
             line(k, t);

@@ -141,9 +141,13 @@ struct PatchRead {
 /// A broken operation is reported and skipped (reading resumes at the next
 /// `***` header); a patch that never reaches `*** End Patch` yields no
 /// operation at all.
-fn read_patch(lines: &[&str], open: usize) -> PatchRead {
+fn read_patch(all: &[&str], open: usize) -> PatchRead {
     let open_line = open + 1;
     let mut read = PatchRead::default();
+    // A patch in a code fence ends where that fence closes, and only
+    // there: a hunk line such as ` ~~~` is not a fence of its own.
+    let fence_end = fence_end(all, open);
+    let lines = &all[..fence_end.unwrap_or(all.len())];
     let mut j = open + 1;
     while let Some(&line) = lines.get(j) {
         let trimmed = line.trim();
@@ -164,11 +168,6 @@ fn read_patch(lines: &[&str], open: usize) -> PatchRead {
             })
         } else if let Some(path) = header_value(trimmed, UPDATE_FILE) {
             read_update(lines, j, path)
-        } else if closes_fence(line) {
-            read.errors.push(unclosed_error(open_line, j + 1));
-            read.ops.clear();
-            read.next_line = j + 1;
-            return read;
         } else {
             Err(Box::new(stray_line_error(trimmed, j + 1)))
         };
@@ -183,10 +182,25 @@ fn read_patch(lines: &[&str], open: usize) -> PatchRead {
             }
         }
     }
-    read.errors.push(truncated_error(open_line));
+    match fence_end {
+        Some(end) => {
+            read.errors.push(unclosed_error(open_line, end + 1));
+            read.next_line = end + 1;
+        }
+        None => {
+            read.errors.push(truncated_error(open_line));
+            read.next_line = lines.len();
+        }
+    }
     read.ops.clear();
-    read.next_line = lines.len();
     read
+}
+
+/// The 0-based line that closes the code fence the patch opening at line
+/// `open` is in, if it is in one and the fence closes.
+fn fence_end(lines: &[&str], open: usize) -> Option<usize> {
+    let f = markdown::open_fence_at(lines, open)?;
+    (open + 1..lines.len()).find(|&k| markdown::closes(lines[k], &f))
 }
 
 /// An operation (or nothing, for a blank line) and the 0-based next line.
@@ -515,12 +529,7 @@ fn ends_operation(line: &str) -> bool {
     let known = [END_PATCH, ADD_FILE, DELETE_FILE, UPDATE_FILE, MOVE_TO]
         .iter()
         .any(|h| trimmed.starts_with(h));
-    known || line.starts_with("***") || closes_fence(line)
-}
-
-/// A bare fence line (```` ``` ````), which ends the code block the patch is in.
-fn closes_fence(line: &str) -> bool {
-    markdown::fence(line).is_some_and(|f| f.info.is_empty())
+    known || line.starts_with("***")
 }
 
 /// The 0-based line of the next `***` line at or after `from` (to resume
@@ -530,7 +539,7 @@ fn next_header(lines: &[&str], from: usize) -> usize {
         .find(|&k| {
             lines
                 .get(k)
-                .is_some_and(|l| l.trim_start().starts_with("***") || closes_fence(l))
+                .is_some_and(|l| l.trim_start().starts_with("***"))
         })
         .unwrap_or(lines.len())
 }
@@ -619,6 +628,27 @@ mod tests {
         assert!(second.at_end_of_file);
         assert_eq!(block.edits[2].op, EditOp::Rename { to: "b.py".into() });
         assert_eq!(block.next_line, 12);
+    }
+
+    #[test]
+    fn a_hunk_line_that_looks_like_a_fence_is_a_hunk_line() {
+        // A docstring's `~~~` underline as context: no fence is open, and a
+        // ``` fence is not closed by tildes.
+        for text in [
+            "*** Begin Patch\n*** Update File: a\n@@\n ~~~~~\n-x\n+y\n*** End Patch\n",
+            "```\n*** Begin Patch\n*** Update File: a\n@@\n ~~~~~\n-x\n+y\n*** End Patch\n```\n",
+        ] {
+            let mut scan = Scan::new(text);
+            let open = (0..3).find(|&i| opens(&scan, i)).unwrap();
+            let block = parse(&mut scan, open);
+            assert!(block.errors.is_empty(), "{:?}", block.errors);
+            assert_eq!(block.edits.len(), 1);
+        }
+        // The fence the patch is in closes it.
+        let mut scan = Scan::new("~~~\n*** Begin Patch\n*** Update File: a\n@@\n-x\n~~~\n");
+        let block = parse(&mut scan, 1);
+        assert!(block.edits.is_empty());
+        assert!(block.errors[0].message.contains("code fence closes at payload line 6"));
     }
 
     #[test]

@@ -47,6 +47,20 @@ pub fn closes(line: &str, open: &Fence) -> bool {
     }
 }
 
+/// The code fence 0-based line `i` is inside (opened before it and not
+/// closed), if any.
+pub fn open_fence_at(lines: &[&str], i: usize) -> Option<Fence> {
+    let mut open: Option<Fence> = None;
+    for line in lines.iter().take(i) {
+        open = match open {
+            Some(fence) if closes(line, &fence) => None,
+            Some(fence) => Some(fence),
+            None => fence(line),
+        };
+    }
+    open
+}
+
 /// Strips markdown decoration from a candidate path line: backticks, `**`,
 /// `#` headings, a list bullet, a `File:`/`Path:` prefix, a trailing `:`.
 pub fn strip_path_decoration(line: &str) -> String {

@@ -29,7 +29,7 @@ pub fn opens(scan: &Scan, i: usize) -> bool {
 
 /// Parses the diff opening at 0-based line `i`: every file section that follows.
 pub fn parse(scan: &mut Scan, i: usize) -> Block {
-    let fenced = inside_open_fence(&scan.lines, i);
+    let fenced = markdown::open_fence_at(&scan.lines, i).is_some();
     let mut block = Block::default();
     let mut j = i;
     while starts_file(&scan.lines, j) {
@@ -93,19 +93,6 @@ fn starts_file(lines: &[&str], j: usize) -> bool {
 /// Does the line at `j` start a new hunk or file (and so end a hunk)?
 fn starts_header(lines: &[&str], j: usize) -> bool {
     lines.get(j).is_some_and(|l| l.starts_with("@@")) || starts_file(lines, j)
-}
-
-/// Is 0-based line `i` inside a code fence opened before it and not closed?
-fn inside_open_fence(lines: &[&str], i: usize) -> bool {
-    let mut open: Option<markdown::Fence> = None;
-    for line in lines.iter().take(i) {
-        open = match open {
-            Some(fence) if markdown::closes(line, &fence) => None,
-            Some(fence) => Some(fence),
-            None => markdown::fence(line),
-        };
-    }
-    open.is_some()
 }
 
 /// One file of a diff, as read.
