@@ -6,7 +6,7 @@
 //! ```text
 //! cargo run --release --example stress -- [--seed N] [--cases N | --per-pair K]
 //!     [--formats a,b] [--mistakes x,y] [--fuzzy T] [--jobs N]
-//!     [--json FILE] [--markdown FILE] [--fail-on-wrong] [--show N] [--list VERDICT]
+//!     [--json FILE] [--markdown FILE] [--fail-on-wrong] [--show N] [--list VERDICT] [--one-place]
 //!     [--cli BIN [--cli-every K]] [--dump DIR --case ID] [--pairs FILE]
 //! ```
 
@@ -45,6 +45,8 @@ struct Args {
     fail_on_wrong: bool,
     show: usize,
     list: Option<String>,
+    /// List only the cases where one place fits (`places.rs`).
+    one_place_only: bool,
     cli: Option<PathBuf>,
     cli_every: usize,
     dump: Option<PathBuf>,
@@ -54,7 +56,7 @@ struct Args {
 
 const USAGE: &str = "usage: stress [--seed N] [--cases N | --per-pair K] [--formats a,b] [--mistakes x,y] \
 [--fuzzy T] [--jobs N] [--json FILE] [--markdown FILE] [--fail-on-wrong] [--show N] [--list VERDICT] \
-[--cli BIN [--cli-every K]] [--dump DIR --case ID] [--pairs FILE]";
+[--one-place] [--cli BIN [--cli-every K]] [--dump DIR --case ID] [--pairs FILE]";
 
 fn names(list: &str, all: &[&'static str]) -> Result<Vec<&'static str>, String> {
     list.split(',')
@@ -79,6 +81,7 @@ fn parse_args() -> Result<Args, String> {
         fail_on_wrong: false,
         show: 10,
         list: None,
+        one_place_only: false,
         cli: None,
         cli_every: 25,
         dump: None,
@@ -108,6 +111,7 @@ fn parse_args() -> Result<Args, String> {
             "--fail-on-wrong" => args.fail_on_wrong = true,
             "--show" => args.show = num(value()?)? as usize,
             "--list" => args.list = Some(value()?),
+            "--one-place" => args.one_place_only = true,
             "--cli" => args.cli = Some(value()?.into()),
             "--cli-every" => args.cli_every = (num(value()?)? as usize).max(1),
             "--dump" => args.dump = Some(value()?.into()),
@@ -272,7 +276,8 @@ fn run() -> Result<ExitCode, String> {
                 if *one_place == Some(true) {
                     report.add_one_place(id.mistake, j);
                 }
-                if listed(&j.verdict, args.list.as_deref()) {
+                let where_one_place = !args.one_place_only || *one_place == Some(true);
+                if where_one_place && listed(&j.verdict, args.list.as_deref()) {
                     failures.push(describe(id, &pairs[id.pair], j));
                 }
             }

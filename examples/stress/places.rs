@@ -12,10 +12,15 @@
 //!   search (`FORMATS.md` §3: "every piece between elisions must match
 //!   once, in order").
 //! - `blank_inner_dropped`: each search's non-blank lines match the file's
-//!   non-blank lines at one place.
+//!   non-blank lines at one place, and the blank line the search left out
+//!   lies between two unchanged lines (with the rest of its run of blank
+//!   lines, if any: which blank line of a run was left out is not known). A
+//!   blank line left out next to changed lines has two places in the result
+//!   (before or after the new lines), and real history has both: that is
+//!   two readings, not one.
 //! - `line_numbers`: each search, its prefixes stripped, matches one place.
 
-use crate::draft::Draft;
+use crate::draft::{Draft, Hunk, Seg};
 
 /// `Some(true)` when every edit of the draft fits one place, `Some(false)`
 /// when one fits several or none, `None` for mistakes this does not judge.
@@ -44,11 +49,47 @@ pub fn one_place(mistake: &str, draft: &Draft) -> Option<bool> {
         }
     };
     match mistake {
-        "elide" | "blank_inner_dropped" | "line_numbers" => {
-            Some(draft.hunks.iter().all(|h| fits(h.search())))
-        }
+        "elide" | "line_numbers" => Some(draft.hunks.iter().all(|h| fits(h.search()))),
+        "blank_inner_dropped" => Some(
+            draft.hunks.iter().all(|h| fits(h.search()))
+                && draft.hunks.iter().all(|h| dropped_between_kept(h, &file)),
+        ),
         _ => None,
     }
+}
+
+/// Whether a blank file line the hunk's search left out (if any) lies
+/// between two unchanged lines.
+fn dropped_between_kept(hunk: &Hunk, file: &[&str]) -> bool {
+    let mut at = hunk.before_start;
+    for (k, seg) in hunk.segs.iter().enumerate() {
+        let first = match seg {
+            Seg::Ctx { s, .. } => Some(s.as_str()),
+            Seg::Chg { old, .. } => old.first().map(String::as_str),
+        };
+        let left_out = file.get(at).is_some_and(|l| l.trim().is_empty())
+            && first.is_some_and(|l| !l.trim().is_empty());
+        if left_out {
+            // Which blank line of a run the search left out is not known:
+            // the run and the lines on both sides of it must be unchanged.
+            let blank_ctx = |seg: &Seg| matches!(seg, Seg::Ctx { s, .. } if s.trim().is_empty());
+            let mut a = k;
+            while a > 0 && blank_ctx(&hunk.segs[a - 1]) {
+                a -= 1;
+            }
+            let mut b = k;
+            while b < hunk.segs.len() && blank_ctx(&hunk.segs[b]) {
+                b += 1;
+            }
+            let kept = |seg: Option<&Seg>| matches!(seg, Some(Seg::Ctx { .. }));
+            return a > 0 && kept(hunk.segs.get(a - 1)) && kept(hunk.segs.get(b));
+        }
+        at += match seg {
+            Seg::Ctx { .. } => 1,
+            Seg::Chg { old, .. } => old.len(),
+        };
+    }
+    true
 }
 
 /// How many places `search` matches in `file`, whole lines (stops at 2).
@@ -130,9 +171,47 @@ mod tests {
         // `b` twice in the file.
         assert!(!elided_fits(&file, &["a", "# ...", "b"]));
         // Out of order.
-        assert!(!elided_fits(&file, &["d", "    // ... rest unchanged", "a"]));
+        assert!(!elided_fits(
+            &file,
+            &["d", "    // ... rest unchanged", "a"]
+        ));
         // Open.
         assert!(!elided_fits(&file, &["# ...", "d"]));
+    }
+
+    #[test]
+    fn a_blank_line_left_out_next_to_changes_has_two_places() {
+        let ctx = |l: &str| Seg::Ctx {
+            s: l.into(),
+            r: l.into(),
+        };
+        let chg = Seg::Chg {
+            old: vec!["c".into()],
+            new: vec!["C".into()],
+        };
+        let hunk = |segs| Hunk {
+            segs,
+            before_start: 0,
+            after_start: 0,
+            before_len: 4,
+            stale_hint: None,
+        };
+        let file = ["a", "", "b", "c"];
+        assert!(dropped_between_kept(
+            &hunk(vec![ctx("a"), ctx("b"), chg.clone()]),
+            &file
+        ));
+        let file = ["a", "b", "", "c"];
+        assert!(!dropped_between_kept(
+            &hunk(vec![ctx("a"), ctx("b"), chg.clone()]),
+            &file
+        ));
+        // One of two blank lines left out, the other next to a change.
+        let file = ["a", "", "", "c"];
+        assert!(!dropped_between_kept(
+            &hunk(vec![ctx("a"), ctx(""), chg]),
+            &file
+        ));
     }
 
     #[test]

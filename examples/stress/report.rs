@@ -148,10 +148,7 @@ impl Report {
         );
         table(
             "Where one place fits",
-            self.one_place
-                .iter()
-                .map(|(k, t)| (k.clone(), t))
-                .collect(),
+            self.one_place.iter().map(|(k, t)| (k.clone(), t)).collect(),
         );
         table(
             "Format × mistake",

@@ -648,7 +648,9 @@ mod tests {
         let mut scan = Scan::new("~~~\n*** Begin Patch\n*** Update File: a\n@@\n-x\n~~~\n");
         let block = parse(&mut scan, 1);
         assert!(block.edits.is_empty());
-        assert!(block.errors[0].message.contains("code fence closes at payload line 6"));
+        assert!(block.errors[0]
+            .message
+            .contains("code fence closes at payload line 6"));
     }
 
     #[test]

@@ -80,10 +80,15 @@ pub fn rewrite(
     search: &[&str],
     replace: &[&str],
 ) -> Result<(Vec<String>, Vec<String>), Undecided> {
-    let forward = rewrite_with(window, search, replace, false)?;
-    let backward = rewrite_with(window, search, replace, true)?;
-    if forward != backward {
-        return Err(Undecided::Alignment);
+    // Both pairings of the search with the replacement, and both ways of
+    // aligning a run of blank lines the search wrote shorter than the file
+    // (the left-out blank lines at the run's end, or at its start) must
+    // give one result: else the text says two things.
+    let forward = rewrite_with(window, search, replace, false, false)?;
+    for (reversed, late) in [(true, false), (false, true), (true, true)] {
+        if rewrite_with(window, search, replace, reversed, late)? != forward {
+            return Err(Undecided::Alignment);
+        }
     }
     Ok(forward)
 }
@@ -93,8 +98,10 @@ fn rewrite_with(
     search: &[&str],
     replace: &[&str],
     reversed: bool,
+    late: bool,
 ) -> Result<(Vec<String>, Vec<String>), Undecided> {
     let blank = |l: &str| l.trim().is_empty();
+    let run = |lines: &[&str], from: usize| lines[from..].iter().take_while(|l| blank(l)).count();
     // The search's edge blank lines were cut before (the window has none).
     let first = search.iter().position(|l| !blank(l)).unwrap_or(0);
     let last = search.iter().rposition(|l| !blank(l)).unwrap_or(0);
@@ -112,7 +119,11 @@ fn rewrite_with(
     let (mut i, mut j) = (0, first);
     while i < window.len() || j <= last {
         let w_blank = i < window.len() && blank(window[i]);
-        let s_blank = j <= last && blank(search[j]);
+        let mut s_blank = j <= last && blank(search[j]);
+        if late && w_blank && s_blank && run(window, i) > run(search, j) {
+            // The left-out blank lines at the start of the file's run.
+            s_blank = false;
+        }
         if w_blank && s_blank || (!w_blank && !s_blank) {
             if i >= window.len() || j > last {
                 // Non-blank lines on one side only: not this window's match.
@@ -132,7 +143,10 @@ fn rewrite_with(
             // go before or after it (both happen in real edits); next to
             // the search's own blank lines the replacement's count of blank
             // lines may be meant as the new count or as one more: undecided.
-            if blank(search[j - 1]) || blank(search[j]) || moved {
+            // Next to the search's own blank lines, the other alignments
+            // of the run (`late`) must agree: the replacement's count of
+            // blank lines may be meant as the new count or as one more.
+            if moved {
                 return Err(Undecided::BlankLine);
             }
             let blank_at = |k: usize| replace.get(k).is_some_and(|l| blank(l));
@@ -215,6 +229,36 @@ mod tests {
         // Before `c` changed in place.
         let (_, r) = rewrite(&window, &["b", "c = 1"], &["b", "c = 2"]).unwrap();
         assert_eq!(r, strings(&["b", "", "c = 2"]));
+    }
+
+    #[test]
+    fn a_run_of_blank_lines_kept_whole_keeps_the_files_count() {
+        // Two blank lines in the file, one in the search and the
+        // replacement: the edit does not touch the run.
+        let window = ["a", "", "", "b"];
+        let (s, r) = rewrite(&window, &["a", "", "b"], &["a2", "", "b"]).unwrap();
+        assert_eq!(s, strings(&["a", "", "", "b"]));
+        assert_eq!(r, strings(&["a2", "", "", "b"]));
+        // A blank line added to the run: the new count, or one more?
+        assert_eq!(
+            rewrite(&window, &["a", "", "b"], &["a", "", "", "b"]),
+            Err(Undecided::BlankLine)
+        );
+        assert_eq!(
+            rewrite(&window, &["a", "", "b"], &["a", "x", "", "", "b"]),
+            Err(Undecided::BlankLine)
+        );
+    }
+
+    #[test]
+    fn a_run_of_blank_lines_next_to_new_lines_is_undecided() {
+        // New lines after `b`, then the search's one blank line of two:
+        // before the file's two blank lines, or between them?
+        let window = ["b", "", "", "c"];
+        assert_eq!(
+            rewrite(&window, &["b", "", "c"], &["b", "x", "", "c"]),
+            Err(Undecided::BlankLine)
+        );
     }
 
     #[test]
