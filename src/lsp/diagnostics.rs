@@ -20,6 +20,10 @@ pub enum Origin {
     /// `~M` regions the user and the LLM changed differently, recomputed
     /// against the live buffer (`lsp::context`).
     Conflict,
+    /// A parse error an applied edit left in a file that parsed cleanly
+    /// (a warning: the model may have meant it), kept until the file's
+    /// text differs from what the apply wrote.
+    Syntax,
 }
 
 /// Diagnostics per URI string and origin.

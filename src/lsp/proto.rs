@@ -490,6 +490,30 @@ pub fn diagnostic(
     }
 }
 
+/// The warning on a file an applied edit left with a new parse error: on
+/// the error's line of the new text.
+pub fn syntax_diagnostic(
+    warning: &crate::engine::SyntaxWarning,
+    text: &str,
+    encoding: PositionEncoding,
+) -> Diagnostic {
+    let positions = TextPositions::new(text, encoding);
+    let edits: Vec<String> = warning.edits.iter().map(ToString::to_string).collect();
+    Diagnostic {
+        range: positions.lines(LineRange::new(warning.line, warning.line)),
+        severity: Some(DiagnosticSeverity::WARNING),
+        code: Some(NumberOrString::String("syntax".to_owned())),
+        source: Some(DIAGNOSTIC_SOURCE.to_owned()),
+        message: format!(
+            "the LLM edit ({} {}) leaves a parse error at line {} of a file that parsed before",
+            if edits.len() == 1 { "edit" } else { "edits" },
+            edits.join(", "),
+            warning.line
+        ),
+        ..Diagnostic::default()
+    }
+}
+
 /// The diagnostics of a response document: one per error, on the payload
 /// lines of its block.
 pub fn response_diagnostics(

@@ -76,6 +76,9 @@ struct Inner {
     contexts: Contexts,
     /// Held by `llm-edit.apply` from its stale check to the client's answer.
     apply_locks: FileLocks,
+    /// Per URI with syntax warnings: the hash of the text the apply wrote
+    /// (the warnings go when the buffer differs from it).
+    syntax_written: dashmap::DashMap<String, u64>,
 }
 
 /// The language server (cheap to clone into spawned tasks).
@@ -122,6 +125,7 @@ impl Backend {
                 responses: dashmap::DashMap::new(),
                 contexts: Contexts::default(),
                 apply_locks: FileLocks::default(),
+                syntax_written: dashmap::DashMap::new(),
             }),
         }
     }
@@ -374,6 +378,7 @@ impl Backend {
         self.inner.client.show_message(message.0, message.1).await;
         if applied {
             self.clear_applied(&planned).await;
+            self.publish_syntax_warnings(&planned).await;
             self.inner.contexts.clear_pending(&planned.context);
         }
         self.schedule_refresh();
@@ -445,6 +450,53 @@ impl Backend {
                     self.inner.config.apply_timeout.as_secs_f32()
                 )),
             ),
+        }
+    }
+
+    /// Publishes a warning diagnostic on each applied file the edits left
+    /// with a new parse error, where the error is in the written text.
+    async fn publish_syntax_warnings(&self, planned: &Planned) {
+        let root = planned.files.root_path();
+        let encoding = self.session().features.encoding;
+        for w in &planned.outcome.warnings {
+            let written = planned
+                .outcome
+                .files
+                .iter()
+                .find(|f| f.path.as_str() == w.path)
+                .and_then(|f| f.after.as_deref().map(|t| (&f.path, t)));
+            let Some((path, text)) = written else {
+                continue;
+            };
+            let Some(uri) = proto::file_uri(&root, path, &self.inner.docs) else {
+                continue;
+            };
+            let diag = proto::syntax_diagnostic(w, text, encoding);
+            self.inner.syntax_written.insert(
+                uri.as_str().to_owned(),
+                xxhash_rust::xxh3::xxh3_64(text.as_bytes()),
+            );
+            self.publish(&uri, Origin::Syntax, vec![diag]).await;
+        }
+    }
+
+    /// Drops the syntax warnings of `uri` once its buffer differs from the
+    /// text the apply wrote (the user is editing it).
+    async fn expire_syntax_warnings(&self, uri: &str) {
+        let Some(written) = self.inner.syntax_written.get(uri).map(|h| *h) else {
+            return;
+        };
+        let now = self.inner.docs.get(uri).map(|d| {
+            let mut h = xxhash_rust::xxh3::Xxh3::new();
+            d.rope.chunks().for_each(|c| h.update(c.as_bytes()));
+            h.digest()
+        });
+        if now == Some(written) {
+            return;
+        }
+        self.inner.syntax_written.remove(uri);
+        if let Some(parsed) = proto::parse_uri(uri) {
+            self.publish(&parsed, Origin::Syntax, Vec::new()).await;
         }
     }
 
@@ -739,6 +791,7 @@ impl LanguageServer for Backend {
         self.inner
             .docs
             .open(&uri, proto::uri_path(&doc.uri), doc.version, &doc.text);
+        self.expire_syntax_warnings(&uri).await;
         let this = self.clone();
         tokio::spawn(async move { this.check_response(&uri, true).await });
     }
@@ -758,6 +811,7 @@ impl LanguageServer for Backend {
             tracing::warn!(uri, "didChange for a document that is not open");
             return;
         }
+        self.expire_syntax_warnings(&uri).await;
         self.schedule_response_check(uri, version);
         self.schedule_refresh();
     }

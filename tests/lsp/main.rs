@@ -713,6 +713,50 @@ async fn response_documents_get_block_diagnostics_and_code_actions() {
     assert_eq!(shown["message"].as_str(), Some(prompt));
 }
 
+/// An applied edit that leaves a parse error in a file that parsed cleanly
+/// puts a warning diagnostic on that line, until the buffer is edited.
+#[tokio::test]
+async fn apply_marks_the_line_an_edit_left_unparsable() {
+    let mut client = server()
+        .file("a.py", "def f():\n    return 1\n\n\ndef g():\n    pass\n")
+        .start()
+        .await;
+    let payload = "a.py\n<<<<<<< SEARCH\n    return 1\n=======\n    return (1\n>>>>>>> REPLACE\n";
+    let result = client
+        .command("llm-edit.apply", json!({"payload": payload}))
+        .await
+        .unwrap();
+    assert_eq!(result["applied"], true, "{result}");
+    let uri = client.uri("a.py");
+    let diags = client.diagnostics(&uri).await;
+    let diags = if diags.is_empty() {
+        // The run's own diagnostics were cleared first.
+        client.diagnostics(&uri).await
+    } else {
+        diags
+    };
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!(diags[0]["severity"], 2);
+    assert_eq!(diags[0]["code"], "syntax");
+    let line = diags[0]["range"]["start"]["line"].as_u64().unwrap();
+    assert!((1..=4).contains(&line), "{diags:?}");
+    assert!(
+        diags[0]["message"].as_str().unwrap().contains("edit 1"),
+        "{diags:?}"
+    );
+    // Opened as written: the warning stays; edited: it goes.
+    let written = client.read("a.py");
+    let published = client.published(&uri);
+    client.open_uri(&uri, &written).await;
+    client.change(&uri, 2, &[([0, 0], [0, 0], "")]).await;
+    // A request answered after the notifications were handled.
+    let _ = client.command("llm-edit.status", json!({})).await;
+    assert_eq!(client.published(&uri), published);
+    client.change(&uri, 3, &[([1, 14], [1, 14], ")")]).await;
+    assert!(client.diagnostics(&uri).await.is_empty());
+    assert_eq!(client.published(&uri), published + 1);
+}
+
 /// A plan that leaves a parse error in a file that parsed cleanly is
 /// previewed (and applied) with a warning naming the file and line.
 #[tokio::test]

@@ -428,6 +428,16 @@ impl Client {
             .unwrap_or_default()
     }
 
+    /// How many `publishDiagnostics` for `uri` arrived so far.
+    pub fn published(&self, uri: &str) -> usize {
+        let all = self.shared.notifications.lock().unwrap();
+        all.iter()
+            .filter(|n| {
+                n["method"] == "textDocument/publishDiagnostics" && n["params"]["uri"] == uri
+            })
+            .count()
+    }
+
     /// Every `workspace/applyEdit` the server sent.
     pub fn applied_edits(&self) -> Vec<Value> {
         self.shared.applied_edits.lock().unwrap().clone()
