@@ -8,6 +8,8 @@
 //! benchmarks are skipped with a message. `scripts/bench` runs everything
 //! and prints the table of `docs/benchmarks.md`.
 //!
+//! `syntax/*` times the syntax check of each workload's changes alone.
+//!
 //! Targets (`targets/*`):
 //! - a: one exact 5-line SEARCH in a 10 MB, 250k-line file (W1), < 5 ms;
 //! - b: 200 sequential `edit_file` edits on that file (W2's edits as one
@@ -226,10 +228,26 @@ fn workloads(c: &mut Criterion, data: &Path) {
     group.finish();
 }
 
+/// The syntax check alone (`engine::syntax_warnings` on a workload's
+/// planned changes), to set against the workload's whole run: it must stay
+/// a small part of it. Wall time: the check runs on every core.
+fn syntax_share(c: &mut Criterion, data: &Path) {
+    let mut group = c.benchmark_group("syntax");
+    group.sample_size(10);
+    for name in WORKLOADS {
+        let w = Workload::load(&data.join(name));
+        let outcome = run_ok(&w.payload, &options_for(name), &w.files);
+        let id = name.split('-').next().unwrap_or(name);
+        group.bench_function(id, |b| b.iter(|| engine::syntax_warnings(&outcome.files)));
+    }
+    group.finish();
+}
+
 fn engine_benches(c: &mut Criterion) {
     let Some(data) = bench_data() else { return };
     targets(c, &data);
     workloads(c, &data);
+    syntax_share(c, &data);
 }
 
 criterion_group! {

@@ -77,26 +77,65 @@ pub struct SyntaxWarning {
 }
 
 /// The parse errors the planned changes bring into files that parsed
-/// cleanly (files of a language with a grammar; `src/syntax/`).
-fn syntax_warnings(files: &[FileChange]) -> Vec<SyntaxWarning> {
-    files
+/// cleanly (files of a language with a grammar; `src/syntax/`), in the
+/// regions the edits touch. Files are checked on all cores: parsing is most
+/// of the cost of a payload that edits many files.
+pub fn syntax_warnings(files: &[FileChange]) -> Vec<SyntaxWarning> {
+    let checked: Vec<&FileChange> = files
         .iter()
-        .filter_map(|f| {
-            let language = crate::syntax::Language::of_path(f.path.as_str())?;
-            let after = f.after.as_deref()?;
-            let before = f.before.as_ref().map_or("", |b| b.text.as_str());
-            if f.before.is_some() && crate::syntax::errors(language, before)?.count() > 0 {
-                return None;
-            }
-            let errors = crate::syntax::errors(language, after)?;
-            let first = *errors.lines.first()?;
-            Some(SyntaxWarning {
-                path: f.path.as_str().to_string(),
-                line: first + 1,
-                edits: f.edit_indices.clone(),
-            })
+        .filter(|f| {
+            f.after.is_some() && crate::syntax::Language::of_path(f.path.as_str()).is_some()
         })
-        .collect()
+        .collect();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(checked.len());
+    if threads <= 1 {
+        return checked.into_iter().filter_map(syntax_warning).collect();
+    }
+    let mut found: Vec<(usize, SyntaxWarning)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|t| {
+                let checked = &checked;
+                scope.spawn(move || {
+                    (t..checked.len())
+                        .step_by(threads)
+                        .filter_map(|i| syntax_warning(checked[i]).map(|w| (i, w)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
+            .collect()
+    });
+    found.sort_by_key(|(i, _)| *i);
+    found.into_iter().map(|(_, w)| w).collect()
+}
+
+/// The warning of one changed file, if its edits bring a parse error.
+fn syntax_warning(f: &FileChange) -> Option<SyntaxWarning> {
+    let language = crate::syntax::Language::of_path(f.path.as_str())?;
+    let after = f.after.as_deref()?;
+    let line = match &f.before {
+        // Only the regions the edits touch are parsed.
+        Some(before) => {
+            let edits: Vec<crate::syntax::Edit> = f
+                .edits
+                .as_slice()
+                .iter()
+                .map(|e| (e.range.clone(), e.text.as_str()))
+                .collect();
+            crate::syntax::new_error_line(language, &before.text, &edits)?
+        }
+        None => *crate::syntax::errors(language, after)?.lines.first()?,
+    };
+    Some(SyntaxWarning {
+        path: f.path.as_str().to_string(),
+        line: line + 1,
+        edits: f.edit_indices.clone(),
+    })
 }
 
 impl Outcome {

@@ -569,18 +569,13 @@ impl Locator<'_> {
         let base_errors = |language: Language, lines: &Lines| -> Option<usize> {
             *base.get_or_init(|| syntax::errors(language, lines.text).map(|e| e.count()))
         };
-        // A reading that leaves more parse errors than the file had is
-        // ruled out.
+        // A reading that brings a parse error into the region it edits is
+        // ruled out (evidence only where that region parsed cleanly).
         let parses = |out: &[String]| -> bool {
-            let Some((language, lines)) = evidence else {
-                return true;
-            };
-            // Evidence only where the file parsed cleanly.
-            if base_errors(language, lines) != Some(0) {
-                return true;
-            }
-            let text = splice(lines, at.clone(), out, self.line_ending);
-            syntax::errors(language, &text).is_none_or(|e| e.count() == 0)
+            evidence.is_none_or(|(language, lines)| {
+                self.new_syntax_error(language, lines, at.clone(), out)
+                    .is_none()
+            })
         };
         let new_lines = Build {
             pass,
@@ -616,18 +611,35 @@ impl Locator<'_> {
         // the model meant code, not a syntax error.
         if pass.is_tolerant() {
             if let Some((language, lines)) = evidence {
-                if base_errors(language, lines) == Some(0) {
-                    let text = splice(lines, at.clone(), &new_lines, self.line_ending);
-                    if let Some(e) = syntax::errors(language, &text).filter(|e| e.count() > 0) {
-                        return Err(Miss::BreaksSyntax {
-                            lines: report,
-                            error_line: e.lines[0],
-                        });
-                    }
+                if let Some(error_line) = self.new_syntax_error(language, lines, at, &new_lines) {
+                    return Err(Miss::BreaksSyntax {
+                        lines: report,
+                        error_line,
+                    });
                 }
             }
         }
         Ok(new_lines)
+    }
+
+    /// The first line (0-based, in the text after) of a parse error that
+    /// writing `new_lines` over lines `at` brings into a region that parsed
+    /// cleanly: only the top-level chunks around the edit are parsed.
+    fn new_syntax_error(
+        &self,
+        language: Language,
+        lines: &Lines,
+        at: Range<usize>,
+        new_lines: &[String],
+    ) -> Option<usize> {
+        let start = lines.index.start(at.start.min(lines.len()));
+        let end = lines.index.start(at.end.min(lines.len()));
+        let mut text = String::new();
+        for l in new_lines {
+            text.push_str(l);
+            text.push_str(self.line_ending.as_str());
+        }
+        syntax::new_error_line(language, lines.text, &[(start..end, text.as_str())])
     }
 
     /// Exact lines `new_lines` in place of file lines `m`, as written.
@@ -1417,11 +1429,6 @@ fn splice_with_starts(
     }
     text.push_str(&lines.text[end..]);
     (text, starts)
-}
-
-/// `lines` of a text with file lines `at` replaced by `new_lines`.
-fn splice(lines: &Lines, at: Range<usize>, new_lines: &[String], le: LineEnding) -> String {
-    splice_with_starts(lines, at, new_lines, le).0
 }
 
 /// A miss found on an exact match, placed at the match's lines.

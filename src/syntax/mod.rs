@@ -10,6 +10,9 @@ use std::cell::RefCell;
 use tree_sitter::{Node, Parser, Tree};
 
 mod offside;
+mod regions;
+
+pub use regions::{new_error_line, Edit};
 
 /// A language with a grammar here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
