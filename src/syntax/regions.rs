@@ -32,9 +32,8 @@ pub fn new_error_line(language: Language, before: &str, edits: &[Edit]) -> Optio
             touched
         }
     };
-    // Lines and bytes the edits before a window added (or removed).
+    // Lines the edits before a window added (or removed).
     let (mut line_shift, mut next_edit) = (0isize, 0usize);
-    let mut line_of = LineCounter::new(before);
     for w in windows {
         let mut after_window = String::with_capacity(w.len());
         let mut at = w.start;
@@ -54,7 +53,7 @@ pub fn new_error_line(language: Language, before: &str, edits: &[Edit]) -> Optio
             next_edit += 1;
         }
         after_window.push_str(&before[at..w.end]);
-        let first_line = line_of.line(w.start) as isize + line_shift;
+        let shift = line_shift;
         line_shift +=
             count_lines(&after_window) as isize - count_lines(&before[w.clone()]) as isize;
         // The text after first: most edits leave it whole, and then the
@@ -64,6 +63,8 @@ pub fn new_error_line(language: Language, before: &str, edits: &[Edit]) -> Optio
             continue;
         };
         if errors(language, &before[w.clone()]).is_some_and(|e| e.count() == 0) {
+            // Lines are counted only here: a 10 MB file has many.
+            let first_line = count_lines(&before[..w.start]) as isize + shift;
             return Some((first_line + line as isize).max(0) as usize);
         }
     }
@@ -157,29 +158,6 @@ fn next_line(text: &str, start: usize) -> Option<usize> {
 
 fn count_lines(text: &str) -> usize {
     memchr::memchr_iter(b'\n', text.as_bytes()).count()
-}
-
-/// 0-based line numbers of ascending byte offsets, counted once.
-struct LineCounter<'t> {
-    text: &'t str,
-    at: usize,
-    line: usize,
-}
-
-impl<'t> LineCounter<'t> {
-    fn new(text: &'t str) -> LineCounter<'t> {
-        LineCounter {
-            text,
-            at: 0,
-            line: 0,
-        }
-    }
-
-    fn line(&mut self, offset: usize) -> usize {
-        self.line += count_lines(&self.text[self.at..offset]);
-        self.at = offset;
-        self.line
-    }
 }
 
 #[cfg(test)]
