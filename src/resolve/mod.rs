@@ -592,11 +592,6 @@ impl<'o, 'c> FileResolver<'o, 'c> {
         if r.replace_all {
             return None;
         }
-        // Picked by the hint, not the only candidate.
-        let alone = self.locator().locate(&self.doc, r, edit.format, hits, None);
-        if !matches!(alone, Err(Miss::Ambiguous { .. })) {
-            return None;
-        }
         let picked = self.orig_line_of_offset(first.range.start);
         let own = picked as i64 - line_hint as i64;
         let at = self.hinted.iter().position(|&(i, _)| i == edit.index)?;
@@ -614,6 +609,12 @@ impl<'o, 'c> FileResolver<'o, 'c> {
             .into_iter()
             .flatten()
             .find(|&(_, _, offset)| offset != own)?;
+        // Only a pick the hint made among several candidates (located again
+        // without the hint: last, it costs a second search).
+        let alone = self.locator().locate(&self.doc, r, edit.format, hits, None);
+        if !matches!(alone, Err(Miss::Ambiguous { .. })) {
+            return None;
+        }
         Some(
             self.messages()
                 .hint_against_neighbour(edit, picked, line_hint, (index, line, offset)),
