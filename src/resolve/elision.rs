@@ -121,7 +121,19 @@ impl Locator<'_> {
             }
         }
         let lens: Vec<usize> = ranges.iter().map(|p| p.len()).collect();
-        let ways = fits(&starts, &lens);
+        let mut ways = fits(&starts, &lens);
+        if ways.len() > 1 {
+            // Pieces the edit leaves as they are write the same text
+            // wherever they fit: the ways differ only if a changed piece
+            // has two places (`FORMATS.md` §3: two readings that give the
+            // same text are one reading).
+            let changed: Vec<bool> = (0..ranges.len())
+                .map(|i| search[ranges[i].clone()] != replace[rr[i].clone()])
+                .collect();
+            if let Some(way) = one_text_way(&starts, &lens, &changed) {
+                ways = vec![way];
+            }
+        }
         if ways.is_empty() {
             // Every piece matches, never in order.
             return Err(Miss::NotFound { near: None });
@@ -257,6 +269,65 @@ pub fn fits(starts: &[Vec<usize>], lens: &[usize]) -> Vec<Vec<usize>> {
     found
 }
 
+/// The start lines of every piece at which some in-order way fits it.
+pub fn feasible(starts: &[Vec<usize>], lens: &[usize]) -> Vec<Vec<usize>> {
+    let n = starts.len();
+    // earliest[i]: where the pieces before `i` end at the earliest.
+    let mut earliest = vec![0; n];
+    let mut end = 0;
+    for i in 0..n {
+        earliest[i] = end;
+        match starts[i].iter().find(|&&s| s >= end) {
+            Some(&s) => end = s + lens[i],
+            None => return vec![Vec::new(); n],
+        }
+    }
+    // latest[i]: where the pieces from `i + 1` on start at the latest.
+    let mut latest = vec![usize::MAX; n];
+    let mut bound = usize::MAX;
+    for i in (0..n).rev() {
+        latest[i] = bound;
+        match starts[i]
+            .iter()
+            .rev()
+            .find(|&&s| s.saturating_add(lens[i]) <= bound)
+        {
+            Some(&s) => bound = s,
+            None => return vec![Vec::new(); n],
+        }
+    }
+    (0..n)
+        .map(|i| {
+            starts[i]
+                .iter()
+                .copied()
+                .filter(|&s| s >= earliest[i] && s + lens[i] <= latest[i])
+                .collect()
+        })
+        .collect()
+}
+
+/// The one way the pieces fit as far as the text goes: every `changed`
+/// piece (at least one) has one place; the others take their earliest
+/// place in order. `None` when a changed piece has two places.
+fn one_text_way(starts: &[Vec<usize>], lens: &[usize], changed: &[bool]) -> Option<Vec<usize>> {
+    if !changed.contains(&true) {
+        return None;
+    }
+    let places = feasible(starts, lens);
+    if (0..places.len()).any(|i| changed[i] && places[i].len() != 1) {
+        return None;
+    }
+    let mut way = Vec::with_capacity(places.len());
+    let mut end = 0;
+    for (i, p) in places.iter().enumerate() {
+        let s = *p.iter().find(|&&s| s >= end)?;
+        way.push(s);
+        end = s + lens[i];
+    }
+    Some(way)
+}
+
 fn walk(
     starts: &[Vec<usize>],
     lens: &[usize],
@@ -323,6 +394,28 @@ mod tests {
         let lines = ["a", "    # ...", "b", "    ...", "c"];
         assert_eq!(cutting(&lines), Some(Marker::Written));
         assert_eq!(pieces(&lines, Marker::Written), Some(vec![0..1, 2..5]));
+    }
+
+    #[test]
+    fn a_changed_piece_with_one_place_is_one_reading() {
+        // Unchanged piece 0 at 0 or 10, changed piece 1 at 20: one text.
+        let starts = [vec![0, 10], vec![20]];
+        assert_eq!(fits(&starts, &[2, 1]).len(), 2);
+        assert_eq!(
+            one_text_way(&starts, &[2, 1], &[false, true]),
+            Some(vec![0, 20])
+        );
+        // The changed piece 0 at 0 or 10: two texts.
+        assert_eq!(one_text_way(&starts, &[2, 1], &[true, false]), None);
+        // Changed piece 1 at 5 or 20, but only 20 lies after piece 0 at 10.
+        let starts = [vec![10], vec![5, 20]];
+        assert_eq!(feasible(&starts, &[2, 1]), vec![vec![10], vec![20]]);
+        // Piece 1 at 30 is out of reach of piece 2 at 25.
+        let starts = [vec![0], vec![3, 30], vec![25]];
+        assert_eq!(
+            feasible(&starts, &[1, 1, 1]),
+            vec![vec![0], vec![3], vec![25]]
+        );
     }
 
     #[test]
