@@ -87,9 +87,10 @@ pub fn syntax_warnings(files: &[FileChange]) -> Vec<SyntaxWarning> {
             f.after.is_some() && crate::syntax::Language::of_path(f.path.as_str()).is_some()
         })
         .collect();
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(checked.len());
+    // Asked once: on Linux it reads the cgroup's CPU quota.
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = cores.min(checked.len());
     if threads <= 1 {
         return checked.into_iter().filter_map(syntax_warning).collect();
     }

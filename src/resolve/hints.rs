@@ -14,6 +14,21 @@ pub const HINT_NEAR: usize = 10;
 /// ...when no other candidate is within this many lines of it.
 pub const HINT_CLEAR: usize = 100;
 
+/// [`choose`] among windows of lines (end exclusive).
+pub fn choose_window(
+    windows: Vec<Range<usize>>,
+    replace_all: bool,
+    hint: Option<usize>,
+) -> Result<Vec<Range<usize>>, Miss> {
+    choose(
+        windows,
+        replace_all,
+        hint,
+        |m| m.start,
+        |m| m.start..m.end - 1,
+    )
+}
+
 /// Candidates → the chosen ones: all for `replace_all`, the only one, or
 /// the one a hint picks (`FORMATS.md` §3 "Line hints": exactly at the hint
 /// — for a hint of line 1, only when no other is within [`HINT_NEAR`]

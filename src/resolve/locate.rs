@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use super::blank_lines;
 use super::doc::Doc;
-use super::hints::choose;
+use super::hints::{choose, choose_window};
 use super::indent::{self, Style};
 use super::line_numbers;
 use super::passes::{self, boundary_prefix, fuzzy, substring, Lines, Pass};
@@ -360,13 +360,7 @@ impl Locator<'_> {
         let r = &blank_lines_variant(r)?;
         let search = split_lines(&r.search, r.unit);
         let (pass, windows) = blank_lines::find(lines, &search)?;
-        let chosen = match choose(
-            windows,
-            r.replace_all,
-            hint,
-            |m| m.start,
-            |m| m.start..m.end - 1,
-        ) {
+        let chosen = match choose_window(windows, r.replace_all, hint) {
             Ok(chosen) => chosen,
             Err(miss) => return Some(Err(miss)),
         };
@@ -549,6 +543,29 @@ impl Locator<'_> {
         Ok(self.lines_replacement(lines.text, range, &new_lines))
     }
 
+    /// What a match of `r` by `pass` over file lines `m` writes there, as
+    /// the edit's located text.
+    fn written_match(
+        &self,
+        lines: &Lines,
+        pass: Pass,
+        m: Range<usize>,
+        (search, replace): (&[&str], &[&str]),
+        r: &Replace,
+    ) -> Result<Located, Miss> {
+        let file: Vec<&str> = m.clone().map(|i| lines.line(i)).collect();
+        let new_lines = self.build(
+            pass,
+            &file,
+            search,
+            replace,
+            m.clone(),
+            Some(lines),
+            &r.kept,
+        )?;
+        Ok(self.written_lines(lines, m, &new_lines, r))
+    }
+
     /// What `pass` writes over `file` lines (current lines `at` of
     /// `whole`, when the whole text is at hand for syntax evidence), with
     /// a diff hunk's `kept` context pairs.
@@ -678,13 +695,7 @@ impl Locator<'_> {
             let n = search.len();
             let several = starts.len() > 1;
             let ranges: Vec<Range<usize>> = starts.into_iter().map(|s| s..s + n).collect();
-            let chosen = choose(
-                ranges,
-                r.replace_all,
-                hint,
-                |m| m.start,
-                |m| m.start..m.end - 1,
-            )?;
+            let chosen = choose_window(ranges, r.replace_all, hint)?;
             if several && !r.replace_all {
                 self.hint_rival(lines, &search, pass, chosen[0].start, hint)?;
             }
@@ -693,19 +704,7 @@ impl Locator<'_> {
             }
             return chosen
                 .into_iter()
-                .map(|m| {
-                    let file: Vec<&str> = m.clone().map(|i| lines.line(i)).collect();
-                    let new_lines = self.build(
-                        pass,
-                        &file,
-                        &search,
-                        &replace,
-                        m.clone(),
-                        Some(lines),
-                        &r.kept,
-                    )?;
-                    Ok(self.written_lines(lines, m, &new_lines, r))
-                })
+                .map(|m| self.written_match(lines, pass, m, (&search, &replace), r))
                 .collect();
         }
         Err(Miss::NotFound { near: None })
@@ -929,13 +928,7 @@ impl Locator<'_> {
             .iter()
             .map(|c| c.start..c.start + n)
             .collect();
-        let chosen = match choose(
-            ranges,
-            r.replace_all,
-            hint,
-            |m| m.start,
-            |m| m.start..m.end - 1,
-        ) {
+        let chosen = match choose_window(ranges, r.replace_all, hint) {
             Ok(c) => c,
             Err(miss) => return Some(Err(miss)),
         };
@@ -981,16 +974,7 @@ impl Locator<'_> {
                             near: self.nearest(lines, &search),
                         });
                     }
-                    let new_lines = self.build(
-                        Pass::Fuzzy,
-                        &file,
-                        &search,
-                        &replace,
-                        m.clone(),
-                        Some(lines),
-                        &r.kept,
-                    )?;
-                    Ok(self.written_lines(lines, m, &new_lines, r))
+                    self.written_match(lines, Pass::Fuzzy, m, (&search, &replace), r)
                 })
                 .collect(),
         )
