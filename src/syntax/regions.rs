@@ -62,13 +62,34 @@ pub fn new_error_line(language: Language, before: &str, edits: &[Edit]) -> Optio
         else {
             continue;
         };
-        if errors(language, &before[w.clone()]).is_some_and(|e| e.count() == 0) {
-            // Lines are counted only here: a 10 MB file has many.
-            let first_line = count_lines(&before[..w.start]) as isize + shift;
-            return Some((first_line + line as isize).max(0) as usize);
+        if errors(language, &before[w.clone()]).is_none_or(|e| e.count() > 0) {
+            continue;
+        }
+        // Lines are counted only here: a 10 MB file has many.
+        let first = (count_lines(&before[..w.start]) as isize + shift).max(0) as usize;
+        // Chunks the edits break apart but join again (a bracket opened in
+        // one and closed two chunks on) read as broken on their own: the
+        // whole text after must agree, from the chunk on (an unclosed
+        // bracket is reported where the parser gives up, further down).
+        let whole = apply(before, edits);
+        if errors(language, &whole)?.lines.iter().any(|&l| l >= first) {
+            return Some(first + line);
         }
     }
     None
+}
+
+/// `before` with the edits applied.
+fn apply(before: &str, edits: &[Edit]) -> String {
+    let mut out = String::with_capacity(before.len());
+    let mut at = 0;
+    for (range, text) in edits {
+        out.push_str(&before[at..range.start]);
+        out.push_str(text);
+        at = range.end;
+    }
+    out.push_str(&before[at..]);
+    out
 }
 
 /// The merged chunks of `before` that the edits touch.
@@ -210,6 +231,23 @@ mod tests {
         assert!(
             after.lines().nth(line).unwrap().contains("def g("),
             "{line}"
+        );
+    }
+
+    #[test]
+    fn chunks_broken_apart_but_whole_together_are_not_a_break() {
+        // Two edits open a tuple in one chunk and close it two chunks on:
+        // each chunk alone reads as broken, the whole text parses.
+        let mut file = String::from("a = 1\n\n\nb,\n\n\nc = 3\n");
+        for i in 0..20 {
+            file.push_str(&format!("\n\ndef f{i}():\n    return {i}\n"));
+        }
+        let edits = [(at(&file, "a = 1"), "a = (1,"), (at(&file, "c = 3"), "3)")];
+        assert_eq!(new_error_line(Language::Python, &file, &edits), None);
+        // Either edit alone breaks its chunk.
+        assert_eq!(
+            new_error_line(Language::Python, &file, &edits[..1]),
+            Some(0)
         );
     }
 
