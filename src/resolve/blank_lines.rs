@@ -140,19 +140,21 @@ fn rewrite_with(
             // a kept line, after a kept line and before a changed line the
             // replacement changes in place (its first new line is like it).
             // Where new lines come between a kept line and it, they could
-            // go before or after it (both happen in real edits); next to
-            // the search's own blank lines the replacement's count of blank
-            // lines may be meant as the new count or as one more: undecided.
-            // Next to the search's own blank lines, the other alignments
-            // of the run (`late`) must agree: the replacement's count of
-            // blank lines may be meant as the new count or as one more.
-            if moved {
+            // go before or after it (both happen in real edits). Next to
+            // the search's own blank lines, the other alignments of the
+            // run (`late`) must agree: the replacement's count of blank
+            // lines may be meant as the new count or as one more. Where
+            // the edit moves lines, only a blank line between two kept
+            // lines kept together has its place (both pairings agreeing).
+            let together =
+                matches!((paired[j - 1], paired[j]), (Some(k), Some(next)) if next == k + 1);
+            if moved && !together {
                 return Err(Undecided::BlankLine);
             }
             let blank_at = |k: usize| replace.get(k).is_some_and(|l| blank(l));
             let at = match (paired[j - 1], paired[j]) {
                 // Two kept lines kept together.
-                (Some(k), Some(next)) if next == k + 1 => next,
+                (Some(_), Some(next)) if together => next,
                 // Changed lines, then a kept line.
                 (None, Some(next)) if next == 0 || !blank_at(next - 1) => next,
                 (Some(k), None)
@@ -248,6 +250,18 @@ mod tests {
             rewrite(&window, &["a", "", "b"], &["a", "x", "", "", "b"]),
             Err(Undecided::BlankLine)
         );
+    }
+
+    #[test]
+    fn lines_moved_elsewhere_leave_a_blank_line_between_kept_lines_in_place() {
+        // `b` and `c` trade places; the blank line between `x` and `y`
+        // (kept together) stays there.
+        let window = ["b", "c", "x", "", "y"];
+        let (_, r) = rewrite(&window, &["b", "c", "x", "y"], &["c", "b", "x", "y"]).unwrap();
+        assert_eq!(r, strings(&["c", "b", "x", "", "y"]));
+        // Next to the moved lines, its place is a guess.
+        let window = ["b", "", "c", "x"];
+        assert!(rewrite(&window, &["b", "c", "x"], &["c", "b", "x"]).is_err());
     }
 
     #[test]
