@@ -34,6 +34,9 @@ pub fn new_error_line(language: Language, before: &str, edits: &[Edit]) -> Optio
     };
     // Lines the edits before a window added (or removed).
     let (mut line_shift, mut next_edit) = (0isize, 0usize);
+    // The chunks the edits break that parsed before: (first line after the
+    // edits, the error's line in the chunk).
+    let mut broken: Vec<(usize, usize)> = Vec::new();
     for w in windows {
         let mut after_window = String::with_capacity(w.len());
         let mut at = w.start;
@@ -67,16 +70,24 @@ pub fn new_error_line(language: Language, before: &str, edits: &[Edit]) -> Optio
         }
         // Lines are counted only here: a 10 MB file has many.
         let first = (count_lines(&before[..w.start]) as isize + shift).max(0) as usize;
+        broken.push((first, line));
+    }
+    match broken[..] {
+        [] => None,
+        // One chunk broken: no other edit can mend it.
+        [(first, line)] => Some(first + line),
         // Chunks the edits break apart but join again (a bracket opened in
-        // one and closed two chunks on) read as broken on their own: the
-        // whole text after must agree, from the chunk on (an unclosed
+        // one and closed two chunks on) each read as broken on their own:
+        // the whole text after must agree, from the chunk on (an unclosed
         // bracket is reported where the parser gives up, further down).
-        let whole = apply(before, edits);
-        if errors(language, &whole)?.lines.iter().any(|&l| l >= first) {
-            return Some(first + line);
+        _ => {
+            let whole = errors(language, &apply(before, edits))?;
+            broken
+                .into_iter()
+                .find(|&(first, _)| whole.lines.iter().any(|&l| l >= first))
+                .map(|(first, line)| first + line)
         }
     }
-    None
 }
 
 /// `before` with the edits applied.
