@@ -33,6 +33,24 @@ pub struct Options {
     pub on_conflict: OnConflict,
     /// Time budget for fuzzy matching of one edit.
     pub fuzzy_deadline: Duration,
+    /// When the planned changes are checked for new parse errors.
+    pub syntax_check: SyntaxCheck,
+}
+
+/// When [`plan_batch`] looks for parse errors the changes bring in (the
+/// warnings of [`Outcome::warnings`]). Loose matches are checked while they
+/// are resolved whatever this says.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SyntaxCheck {
+    /// In the outcome.
+    #[default]
+    Now,
+    /// By the caller, beside its writes ([`syntax_warnings`]): the outcome
+    /// has none.
+    Later,
+    /// Never.
+    Off,
 }
 
 impl Default for Options {
@@ -44,6 +62,7 @@ impl Default for Options {
             partial: false,
             on_conflict: OnConflict::Merge,
             fuzzy_deadline: Duration::from_secs(2),
+            syntax_check: SyntaxCheck::Now,
         }
     }
 }
@@ -94,15 +113,22 @@ pub fn syntax_warnings(files: &[FileChange]) -> Vec<SyntaxWarning> {
     if threads <= 1 {
         return checked.into_iter().filter_map(syntax_warning).collect();
     }
+    // Files are taken one at a time from a shared counter: their costs
+    // differ (a file whose edits need no parse costs next to nothing).
+    let next = std::sync::atomic::AtomicUsize::new(0);
     let mut found: Vec<(usize, SyntaxWarning)> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
-            .map(|t| {
-                let checked = &checked;
+            .map(|_| {
+                let (checked, next) = (&checked, &next);
                 scope.spawn(move || {
-                    (t..checked.len())
-                        .step_by(threads)
-                        .filter_map(|i| syntax_warning(checked[i]).map(|w| (i, w)))
-                        .collect::<Vec<_>>()
+                    let mut found = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(f) = checked.get(i) else {
+                            return found;
+                        };
+                        found.extend(syntax_warning(f).map(|w| (i, w)));
+                    }
                 })
             })
             .collect();
@@ -128,7 +154,7 @@ fn syntax_warning(f: &FileChange) -> Option<SyntaxWarning> {
                 .iter()
                 .map(|e| (e.range.clone(), e.text.as_str()))
                 .collect();
-            crate::syntax::new_error_line(language, &before.text, &edits)?
+            crate::syntax::new_error_line_quick(language, &before.text, &edits)?
         }
         None => *crate::syntax::errors(language, after)?.lines.first()?,
     };
@@ -209,7 +235,10 @@ pub fn plan_batch(
         files.clear();
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
-    let warnings = syntax_warnings(&files);
+    let warnings = match options.syntax_check {
+        SyntaxCheck::Now => syntax_warnings(&files),
+        SyntaxCheck::Later | SyntaxCheck::Off => Vec::new(),
+    };
     Outcome {
         files,
         errors,

@@ -8,7 +8,7 @@ use anyhow::{bail, Context};
 use super::args::ApplyArgs;
 use super::write;
 use crate::context::{ContextStore, WithSnapshot};
-use crate::engine::{self, Options};
+use crate::engine::{self, Options, SyntaxCheck};
 use crate::model::Format;
 use crate::parse::MAX_PAYLOAD_BYTES;
 use crate::report::{self, Report};
@@ -22,7 +22,7 @@ pub fn run(args: &ApplyArgs) -> anyhow::Result<ExitCode> {
     let files = DiskFiles::new(&args.root)
         .with_context(|| format!("cannot open the root {}", args.root.display()))?;
     let files_root = std::sync::Arc::clone(files.root_dir());
-    let outcome = match &args.context {
+    let mut outcome = match &args.context {
         Some(dir) => {
             let snapshot = ContextStore::from_dir(dir)
                 .with_context(|| format!("cannot open the context folder {}", dir.display()))?;
@@ -37,11 +37,22 @@ pub fn run(args: &ApplyArgs) -> anyhow::Result<ExitCode> {
     let dry_run = args.dry_run || outcome.batch.preview;
     let mut write_error = None;
     let mut written = Vec::new();
+    let check = options.syntax_check == SyntaxCheck::Later;
     if outcome.applicable(&options) && !dry_run && !outcome.files.is_empty() {
-        match write::write_all(files_root.as_ref(), &outcome.files, args.force) {
+        // The syntax check (parsing, on every core) runs while the files
+        // are written and synced: it adds little to the wall time.
+        let (result, warnings) = std::thread::scope(|scope| {
+            let warnings = check.then(|| scope.spawn(|| engine::syntax_warnings(&outcome.files)));
+            let result = write::write_all(files_root.as_ref(), &outcome.files, args.force);
+            (result, warnings.map(|w| w.join().unwrap_or_default()))
+        });
+        match result {
             Ok(paths) => written = paths,
             Err(e) => write_error = Some(e),
         }
+        outcome.warnings = warnings.unwrap_or_default();
+    } else if check {
+        outcome.warnings = engine::syntax_warnings(&outcome.files);
     }
     if let Some(e) = &write_error {
         bail!("nothing was changed: {e}");
@@ -108,6 +119,14 @@ fn options(args: &ApplyArgs) -> anyhow::Result<Options> {
         fuzzy: args.fuzzy,
         partial: args.partial,
         on_conflict: args.on_conflict.into(),
+        // With writes, the check runs beside them (see `run`).
+        syntax_check: if args.no_syntax_check {
+            SyntaxCheck::Off
+        } else if args.dry_run {
+            SyntaxCheck::Now
+        } else {
+            SyntaxCheck::Later
+        },
         ..Options::default()
     })
 }

@@ -95,6 +95,10 @@ pub struct ApplyArgs {
     /// Stage the files written with `git add`.
     #[arg(long)]
     pub git_add: bool,
+    /// Do not look for parse errors the changes bring in (no syntax
+    /// warnings). Loose matches are still checked before they are accepted.
+    #[arg(long)]
+    pub no_syntax_check: bool,
     /// The payload file, or `-` for standard input.
     #[arg(value_name = "PAYLOAD|-", default_value = "-")]
     pub payload: String,

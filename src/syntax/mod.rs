@@ -9,10 +9,12 @@ use std::cell::RefCell;
 
 use tree_sitter::{Node, Parser, Tree};
 
+mod neutral;
 mod offside;
 mod regions;
+mod statements;
 
-pub use regions::{new_error_line, Edit};
+pub use regions::{new_error_line, new_error_line_quick, taken_without_parse, Edit};
 
 /// A language with a grammar here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -50,15 +50,15 @@ pub fn errors(text: &str) -> Vec<usize> {
 }
 
 /// Indentation width, a tab to the next multiple of 8 (as Python does).
-fn column(indent: &str) -> usize {
+pub(super) fn column(indent: &str) -> usize {
     indent
         .chars()
         .fold(0, |c, ch| if ch == '\t' { (c / 8 + 1) * 8 } else { c + 1 })
 }
 
 /// What carries over from one line to the next.
-#[derive(Default)]
-struct Scan {
+#[derive(Clone, Default)]
+pub(super) struct Scan {
     /// Open brackets.
     depth: usize,
     /// The line ended with a backslash.
@@ -68,9 +68,21 @@ struct Scan {
 }
 
 impl Scan {
+    /// Whether the next line begins a logical line (a statement, or a
+    /// clause such as `else:`).
+    pub(super) fn between_statements(&self) -> bool {
+        self.depth == 0 && !self.continued && self.triple.is_none()
+    }
+
+    /// Whether the last line ended with a backslash.
+    pub(super) fn continued(&self) -> bool {
+        self.continued
+    }
+
     /// Reads one line; true when its code ends with `:` (a block opener,
     /// once brackets are closed).
-    fn line(&mut self, line: &str) -> bool {
+    pub(super) fn line(&mut self, line: &str) -> bool {
+        let line = line.trim_end_matches(['\n', '\r']);
         let chars: Vec<char> = line.chars().collect();
         let mut i = 0;
         let mut last_code: Option<char> = None;

@@ -10,7 +10,7 @@
 
 use std::ops::Range;
 
-use super::{errors, Language};
+use super::{errors, neutral, statements, Language};
 
 /// An edit of the text before: the bytes replaced and the new text.
 pub type Edit<'a> = (Range<usize>, &'a str);
@@ -18,58 +18,108 @@ pub type Edit<'a> = (Range<usize>, &'a str);
 /// The first line (0-based, in the text after) of a parse error that the
 /// edits bring into a region of `before` that parsed cleanly; `None` when
 /// there is none (or the text could not be parsed). `edits` are sorted and
-/// disjoint.
+/// disjoint. Every edit is parsed in its chunk.
 pub fn new_error_line(language: Language, before: &str, edits: &[Edit]) -> Option<usize> {
-    let whole = std::iter::once(0..before.len()).collect::<Vec<_>>();
-    let windows = if language == Language::Json {
-        whole
+    check(language, before, edits, false)
+}
+
+/// [`new_error_line`], but an edit that cannot change whether its chunk
+/// parses is taken as it is, without a parse: one that only swaps
+/// identifiers or numbers ([`neutral::swaps_only`]), or puts whole
+/// statements in place of whole statements where they fit
+/// ([`statements::neutral`]). For the warnings after planning; the
+/// resolver parses every reading it weighs.
+pub fn new_error_line_quick(language: Language, before: &str, edits: &[Edit]) -> Option<usize> {
+    check(language, before, edits, true)
+}
+
+/// For the record of the quick check (`examples/syntax_oracle.rs`): how
+/// many edits, once narrowed to the lines they change, it takes without a
+/// parse, and how many there are.
+#[doc(hidden)]
+pub fn taken_without_parse(language: Language, before: &str, edits: &[Edit]) -> (usize, usize) {
+    let narrowed = narrow(before, edits);
+    let quiet = quiet(language, before, &narrowed);
+    (quiet.iter().filter(|&&q| q).count(), quiet.len())
+}
+
+/// Which narrowed edits cannot change whether their chunk parses.
+fn quiet(language: Language, before: &str, narrowed: &[(Range<usize>, String)]) -> Vec<bool> {
+    narrowed
+        .iter()
+        .map(|(range, text)| {
+            neutral::swaps_only(language, &before[range.clone()], text)
+                || statements::neutral(
+                    language,
+                    before,
+                    chunk_start(before, range.start),
+                    range.clone(),
+                    text,
+                )
+        })
+        .collect()
+}
+
+fn check(language: Language, before: &str, edits: &[Edit], quick: bool) -> Option<usize> {
+    let narrowed = narrow(before, edits);
+    let edits: Vec<Edit> = narrowed
+        .iter()
+        .map(|(r, t)| (r.clone(), t.as_str()))
+        .collect();
+    let quiet = if quick {
+        quiet(language, before, &narrowed)
     } else {
-        let touched = windows(before, edits);
-        let covered: usize = touched.iter().map(|w| w.len()).sum();
-        if covered * 2 > before.len() {
-            whole
-        } else {
-            touched
-        }
+        vec![false; edits.len()]
     };
-    // Lines the edits before a window added (or removed).
-    let (mut line_shift, mut next_edit) = (0isize, 0usize);
+    if quiet.iter().all(|&q| q) {
+        return None;
+    }
+    let touched = windows(before, &edits);
+    // The windows with an edit to parse.
+    let loud = |w: &Window| w.edits.clone().any(|i| !quiet[i]);
+    let covered: usize = touched
+        .iter()
+        .filter(|w| loud(w))
+        .map(|w| w.bytes.len())
+        .sum();
+    let windows = if language == Language::Json || covered * 2 > before.len() {
+        vec![Window {
+            bytes: 0..before.len(),
+            edits: 0..edits.len(),
+        }]
+    } else {
+        touched
+    };
     // The chunks the edits break that parsed before: (first line after the
     // edits, the error's line in the chunk).
     let mut broken: Vec<(usize, usize)> = Vec::new();
-    for w in windows {
-        let mut after_window = String::with_capacity(w.len());
-        let mut at = w.start;
-        // An insertion at the text's end belongs to the last window.
-        let inside =
-            |r: &Range<usize>| r.start < w.end || r.start == before.len() && w.end == r.start;
-        while next_edit < edits.len() && inside(&edits[next_edit].0) {
-            let (range, text) = &edits[next_edit];
-            if range.start < w.start {
-                // Windows cover their edits whole.
-                next_edit += 1;
-                continue;
-            }
+    for w in windows.iter().filter(|w| loud(w)) {
+        let mut after_window = String::with_capacity(w.bytes.len());
+        let mut at = w.bytes.start;
+        for (range, text) in &edits[w.edits.clone()] {
             after_window.push_str(&before[at..range.start]);
             after_window.push_str(text);
             at = range.end;
-            next_edit += 1;
         }
-        after_window.push_str(&before[at..w.end]);
-        let shift = line_shift;
-        line_shift +=
-            count_lines(&after_window) as isize - count_lines(&before[w.clone()]) as isize;
+        after_window.push_str(&before[at..w.bytes.end]);
         // The text after first: most edits leave it whole, and then the
         // text before need not be parsed at all.
         let Some(line) = errors(language, &after_window).and_then(|e| e.lines.first().copied())
         else {
             continue;
         };
-        if errors(language, &before[w.clone()]).is_none_or(|e| e.count() > 0) {
+        if errors(language, &before[w.bytes.clone()]).is_none_or(|e| e.count() > 0) {
             continue;
         }
-        // Lines are counted only here: a 10 MB file has many.
-        let first = (count_lines(&before[..w.start]) as isize + shift).max(0) as usize;
+        // Lines are counted only here: a 10 MB file has many. The edits
+        // before the window added (or removed) some.
+        let shift: isize = edits[..w.edits.start]
+            .iter()
+            .map(|(range, text)| {
+                count_lines(text) as isize - count_lines(&before[range.clone()]) as isize
+            })
+            .sum();
+        let first = (count_lines(&before[..w.bytes.start]) as isize + shift).max(0) as usize;
         broken.push((first, line));
     }
     match broken[..] {
@@ -81,13 +131,80 @@ pub fn new_error_line(language: Language, before: &str, edits: &[Edit]) -> Optio
         // the whole text after must agree, from the chunk on (an unclosed
         // bracket is reported where the parser gives up, further down).
         _ => {
-            let whole = errors(language, &apply(before, edits))?;
+            let whole = errors(language, &apply(before, &edits))?;
             broken
                 .into_iter()
                 .find(|&(first, _)| whole.lines.iter().any(|&l| l >= first))
                 .map(|(first, line)| first + line)
         }
     }
+}
+
+/// The edits as whole lines, with the lines they leave as they were
+/// trimmed off both ends: a search block of 30 lines that changes one
+/// becomes an edit of that line. Edits that share a line are joined; edits
+/// that change nothing are dropped.
+fn narrow(before: &str, edits: &[Edit]) -> Vec<(Range<usize>, String)> {
+    let mut out: Vec<(Range<usize>, String)> = Vec::new();
+    let mut i = 0;
+    while i < edits.len() {
+        let start = line_start(before, edits[i].0.start);
+        let mut end = line_end(before, &edits[i].0);
+        let mut text = String::from(&before[start..edits[i].0.start]);
+        text.push_str(edits[i].1);
+        let mut at = edits[i].0.end;
+        i += 1;
+        // The next edits that begin on the lines this one ends in.
+        while i < edits.len() && line_start(before, edits[i].0.start) < end {
+            text.push_str(&before[at..edits[i].0.start]);
+            text.push_str(edits[i].1);
+            at = edits[i].0.end;
+            end = end.max(line_end(before, &edits[i].0));
+            i += 1;
+        }
+        text.push_str(&before[at..end]);
+        let old = &before[start..end];
+        let head = common_head(old, &text);
+        let tail = common_tail(&old[head..], &text[head..]);
+        if head + tail == old.len() && head + tail == text.len() {
+            continue;
+        }
+        out.push((
+            start + head..end - tail,
+            text[head..text.len() - tail].to_string(),
+        ));
+    }
+    out
+}
+
+/// The bytes of the whole lines `a` and `b` begin with alike.
+fn common_head(a: &str, b: &str) -> usize {
+    a.split_inclusive('\n')
+        .zip(b.split_inclusive('\n'))
+        .take_while(|(x, y)| x == y)
+        .map(|(x, _)| x.len())
+        .sum()
+}
+
+/// The bytes of the whole lines `a` and `b` end with alike.
+fn common_tail(a: &str, b: &str) -> usize {
+    a.split_inclusive('\n')
+        .rev()
+        .zip(b.split_inclusive('\n').rev())
+        .take_while(|(x, y)| x == y)
+        .map(|(x, _)| x.len())
+        .sum::<usize>()
+        .min(a.len())
+        .min(b.len())
+}
+
+/// The end of the last line `range` touches (exclusive, its newline
+/// included): an insertion touches the line it is put in front of.
+fn line_end(text: &str, range: &Range<usize>) -> usize {
+    if range.end > range.start && text.as_bytes()[range.end - 1] == b'\n' {
+        return range.end;
+    }
+    memchr::memchr(b'\n', &text.as_bytes()[range.end..]).map_or(text.len(), |i| range.end + i + 1)
 }
 
 /// `before` with the edits applied.
@@ -103,21 +220,41 @@ fn apply(before: &str, edits: &[Edit]) -> String {
     out
 }
 
+/// A run of chunks and the edits in it.
+struct Window {
+    bytes: Range<usize>,
+    /// Indices into the edits.
+    edits: Range<usize>,
+}
+
 /// The merged chunks of `before` that the edits touch.
-fn windows(before: &str, edits: &[Edit]) -> Vec<Range<usize>> {
-    let mut out: Vec<Range<usize>> = Vec::new();
-    for (range, _) in edits {
-        let start = chunk_start(before, range.start);
+fn windows(before: &str, edits: &[Edit]) -> Vec<Window> {
+    let mut out: Vec<Window> = Vec::new();
+    for (i, (range, _)) in edits.iter().enumerate() {
+        // Text put in at a chunk's first line may close the chunk before
+        // (a statement added at the end of a function): both are read.
+        let start = match range.start {
+            at if at > 0 && line_start(before, at) == at && starts_chunk(before, at) => {
+                chunk_start(before, at - 1)
+            }
+            at => chunk_start(before, at),
+        };
         // The last byte replaced; an insertion's own line.
         let last = if range.is_empty() {
             range.start
         } else {
             range.end - 1
         };
-        let end = chunk_end(before, last);
+        let end = chunk_end(before, last).max(range.end);
         match out.last_mut() {
-            Some(last) if start <= last.end => last.end = last.end.max(end),
-            _ => out.push(start..end),
+            Some(last) if start <= last.bytes.end => {
+                last.bytes.end = last.bytes.end.max(end);
+                last.edits.end = i + 1;
+            }
+            _ => out.push(Window {
+                bytes: start..end,
+                edits: i..i + 1,
+            }),
         }
     }
     out
@@ -273,5 +410,43 @@ mod tests {
         // `else` at column 0 continues a chunk.
         let text = "if a:\n    b\n\nelse:\n    c\n";
         assert_eq!(chunk_start(text, text.find("c\n").unwrap()), 0);
+    }
+
+    #[test]
+    fn edits_shrink_to_the_lines_they_change() {
+        let file = "a\nb\nc\nd\ne\n";
+        // A five-line block that changes its third line.
+        let edit = (0..file.len(), "a\nb\nC\nd\ne\n");
+        assert_eq!(narrow(file, &[edit]), vec![(4..6, "C\n".to_string())]);
+        // Two edits on one line are one; an edit that changes nothing goes.
+        let edits = [(0..1, "A"), (2..3, "b"), (4..4, "x"), (5..5, "y")];
+        assert_eq!(
+            narrow(file, &edits),
+            vec![(0..2, "A\n".to_string()), (4..6, "xcy\n".to_string())]
+        );
+        // A line put in between two unchanged ones.
+        let edit = (2..6, "b\nnew\nc\n");
+        assert_eq!(narrow(file, &[edit]), vec![(4..4, "new\n".to_string())]);
+    }
+
+    #[test]
+    fn text_put_in_at_a_chunks_start_is_read_with_the_chunk_before() {
+        let file = "def f():\n    return 1\n\ndef g():\n    return 2\n";
+        // The edit's text narrows to "    x = 2\n\n" put in before `def g`:
+        // the last statement of `f`, not a stray indent.
+        let edit = (at(file, "\ndef g():\n"), "\n    x = 2\n\ndef g():\n");
+        assert_eq!(new_error_line(Language::Python, file, &[edit]), None);
+    }
+
+    #[test]
+    fn word_swaps_are_not_parsed_for_warnings() {
+        let file = "def f(a):\n    return a + 1\n";
+        let swap = (at(file, "a + 1"), "b + 1");
+        assert_eq!(new_error_line_quick(Language::Python, file, &[swap]), None);
+        let broken = (at(file, "a + 1"), "a + ");
+        assert_eq!(
+            new_error_line_quick(Language::Python, file, &[broken]),
+            Some(1)
+        );
     }
 }
