@@ -111,10 +111,15 @@ impl Scan {
                         i += 3;
                         continue;
                     }
-                    // A one-line string: skip to its closing quote.
+                    // A one-line string: skip to its closing quote. One
+                    // that a backslash carries to the next line continues
+                    // the logical line.
                     i += 1;
                     while i < chars.len() && chars[i] != c {
                         if chars[i] == '\\' {
+                            if i + 1 == chars.len() {
+                                self.continued = true;
+                            }
                             i += 1;
                         }
                         i += 1;
@@ -157,5 +162,10 @@ mod tests {
         assert_eq!(errors("s = 'a:'\n    x = 1\n"), vec![1]);
         // An unterminated string ends the line, not the scan.
         assert_eq!(errors("s = 'abc\nx = 1\n"), Vec::<usize>::new());
+        // A string a backslash carries on: its next line is no statement.
+        assert_eq!(
+            errors("s = 'abc \\\n        def'\nx = 1\n"),
+            Vec::<usize>::new()
+        );
     }
 }

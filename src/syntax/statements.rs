@@ -46,7 +46,17 @@ pub fn neutral(
             for line in before[from..range.start].split_inclusive('\n') {
                 scan.line(line);
             }
-            return !scan.continued();
+            // The grammar reads a comment's indentation: one put in must
+            // sit at the column of the code after it.
+            let at = before[range.end..]
+                .lines()
+                .find(|l| is_code(l, "#"))
+                .map(|l| column(indent(l)));
+            let fits = new
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .all(|l| at.is_none_or(|c| column(indent(l)) == c));
+            return fits && !scan.continued();
         }
         Language::Go if !code(&before[range.clone()], "//") && !code(new, "//") => {
             let closers = |t: &str| t.contains(['`', '"']) || t.contains("*/") || t.contains("/*");
@@ -585,6 +595,13 @@ mod tests {
         assert!(!insert(py, PY, "    return y\n", "      log(y)\n"));
         assert!(!insert(py, PY, "    if x:\n", "        log(y)\n"));
         assert!(!check(py, PY, "    return y\n", "        return y\n"));
+        // A comment put in off the column of the code after it; a blank
+        // line inside a string a backslash carries on.
+        let decorated = "class A:\n    @app.route\n    def f():\n        pass\n";
+        assert!(!insert(py, decorated, "    @app.route\n", "# note\n"));
+        assert!(insert(py, decorated, "    @app.route\n", "    # note\n"));
+        let carried = "def f():\n    s = \"a \\\n        b\"\n    return s\n";
+        assert!(!insert(py, carried, "        b\"\n", "    \n"));
         // After a decorator.
         let decorated = "@app.route\ndef f():\n    pass\n";
         assert!(!check(py, decorated, "def f():\n    pass\n", "x = 1\n"));
