@@ -39,11 +39,14 @@ pub enum Format {
     ApplyPatch,
     /// `--- a/` / `+++ b/` unified diffs.
     UnifiedDiff,
+    /// A plain fenced code block naming a file: the whole new file, or a
+    /// snippet with elision lines (`// ... existing code ...`).
+    CodeBlock,
 }
 
 impl Format {
     /// Every format, in the order detection tries them in docs and prompts.
-    pub const ALL: [Format; 8] = [
+    pub const ALL: [Format; 9] = [
         Format::Json,
         Format::SearchReplace,
         Format::RooDiff,
@@ -52,6 +55,7 @@ impl Format {
         Format::FindReplace,
         Format::ApplyPatch,
         Format::UnifiedDiff,
+        Format::CodeBlock,
     ];
 
     /// The `--format` name.
@@ -65,6 +69,7 @@ impl Format {
             Format::FindReplace => "find_replace",
             Format::ApplyPatch => "apply_patch",
             Format::UnifiedDiff => "unified_diff",
+            Format::CodeBlock => "code_block",
         }
     }
 
@@ -228,6 +233,15 @@ pub enum EditOp {
     /// Undo the previous edit of this file in the same payload (Anthropic's
     /// `undo_edit`).
     Undo,
+    /// A chat code block's content: the whole file, a new file, or a
+    /// snippet placed by its unchanged lines (`resolve/code_block.rs`).
+    CodeBlock {
+        /// The lines of the block.
+        content: String,
+        /// A first line that named the file (`# src/app.py`), not in
+        /// `content`: kept only when the file begins with it too.
+        path_line: Option<String>,
+    },
 }
 
 impl EditOp {
@@ -242,6 +256,7 @@ impl EditOp {
             EditOp::Delete => "delete",
             EditOp::Rename { .. } => "rename",
             EditOp::Undo => "undo",
+            EditOp::CodeBlock { .. } => "code_block",
         }
     }
 }

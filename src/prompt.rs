@@ -27,6 +27,7 @@ pub fn kit(format: Format) -> PromptKit {
         Format::FindReplace => include_str!("prompt_kits/find_replace.md"),
         Format::ApplyPatch => include_str!("prompt_kits/apply_patch.md"),
         Format::UnifiedDiff => include_str!("prompt_kits/unified_diff.md"),
+        Format::CodeBlock => include_str!("prompt_kits/code_block.md"),
     };
     let tools = (format == Format::Json).then(|| {
         serde_json::from_str(include_str!("prompt_kits/json_tools.json"))

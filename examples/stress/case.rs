@@ -75,7 +75,17 @@ pub fn build(id: &CaseId, pairs: &[Pair]) -> Option<Case> {
     if id.mistake == "double_escape" && !formats::is_string_tool(id.format) {
         return None;
     }
-    let mut draft = Draft::build(pair, mistakes::context(id.mistake), &mut rng);
+    // A chat code block has no search: only the mistakes of the file fit.
+    if formats::is_code_block(id.format) && !matches!(id.mistake, "none" | "crlf_file") {
+        return None;
+    }
+    // Chat blocks show wide context around their changes.
+    let context = if formats::is_code_block(id.format) {
+        crate::draft::Context::Wide
+    } else {
+        mistakes::context(id.mistake)
+    };
+    let mut draft = Draft::build(pair, context, &mut rng);
     if !mistakes::apply(
         id.mistake,
         &mut draft,

@@ -11,7 +11,7 @@ use crate::draft::{Draft, Hunk, Seg};
 use crate::rng::Rng;
 
 /// Every format.
-pub const ALL: [&str; 10] = [
+pub const ALL: [&str; 13] = [
     "search_replace",
     "roo_diff",
     "edit_block",
@@ -22,7 +22,16 @@ pub const ALL: [&str; 10] = [
     "edit_file",
     "multiedit",
     "str_replace",
+    "code_block",
+    "code_block_elided",
+    "code_block_units",
 ];
+
+/// A chat code block: the whole file, the changes with the rest elided, or
+/// the changed definitions in full.
+pub fn is_code_block(format: &str) -> bool {
+    format.starts_with("code_block")
+}
 
 /// The format writes line hints (`:start_line:`, `@@ -N`).
 pub fn has_hints(format: &str) -> bool {
@@ -41,7 +50,9 @@ pub fn is_simultaneous(format: &str) -> bool {
 
 /// The `format` of a corpus `case.json` (all JSON tools are `json`).
 pub fn corpus_name(format: &str) -> &str {
-    if is_string_tool(format) {
+    if is_code_block(format) {
+        "code_block"
+    } else if is_string_tool(format) {
         "json"
     } else {
         format
@@ -102,6 +113,26 @@ pub fn render(format: &str, d: &Draft, rng: &mut Rng) -> Option<String> {
         "edit_file" => edit_file(d, rng),
         "multiedit" => multiedit(d),
         "str_replace" => str_replace(d),
+        "code_block" => code_block(
+            d,
+            &d.after.iter().map(String::as_str).collect::<Vec<_>>(),
+            rng,
+        ),
+        "code_block_elided" => {
+            let lines = elided(d)?;
+            code_block(
+                d,
+                &lines.iter().map(String::as_str).collect::<Vec<_>>(),
+                rng,
+            )
+        }
+        "code_block_units" => {
+            let mut out = String::new();
+            for unit in units(d)? {
+                out.push_str(&code_block(d, &unit, rng));
+            }
+            out
+        }
         other => panic!("unknown format `{other}`"),
     })
 }
@@ -155,6 +186,130 @@ fn push_lines(out: &mut String, lines: &[&str]) {
         out.push_str(l);
         out.push('\n');
     }
+}
+
+/// One chat code block holding `lines`, the file named one of the ways
+/// models name it.
+fn code_block(d: &Draft, lines: &[&str], rng: &mut Rng) -> String {
+    let f = fence(lines);
+    let lang = if d.lang == "go" { "go" } else { "python" };
+    let mut out = String::from("Here is the updated code.\n\n");
+    match rng.below(3) {
+        0 => out.push_str(&format!("{f}{lang} {}\n", d.path)),
+        1 => out.push_str(&format!("**{}**\n\n{f}{lang}\n", d.path)),
+        _ => out.push_str(&format!("`{}`:\n{f}{lang}\n", d.path)),
+    }
+    push_lines(&mut out, lines);
+    out.push_str(&format!("{f}\n\n"));
+    out
+}
+
+/// The file after, with the stretches between the hunks' windows left out
+/// behind elision lines (a comment with `...`, indented like the code it
+/// stands for).
+fn elided(d: &Draft) -> Option<Vec<String>> {
+    let comment = if d.lang == "go" { "//" } else { "#" };
+    let marker = |from: usize| {
+        let indent = d.after[from..]
+            .iter()
+            .find(|l| !l.trim().is_empty())
+            .map_or("", |l| &l[..l.len() - l.trim_start().len()]);
+        format!("{indent}{comment} ... existing code ...")
+    };
+    let mut out: Vec<String> = Vec::new();
+    let mut at = 0;
+    for h in &d.hunks {
+        let len = h.replace().len();
+        // Each change between shown unchanged lines, or the block cannot
+        // say it (a line taken out next to the code left out).
+        let shown = h.after_start..h.after_start + len;
+        if !changes(h).iter().all(|&(p, n)| {
+            let ctx = |r: std::ops::Range<usize>| {
+                r.into_iter()
+                    .any(|i| !d.after[i].trim().is_empty() && !changed(h, i))
+            };
+            ctx(shown.start..p) && ctx(p + n..shown.end)
+        }) {
+            return None;
+        }
+        if h.after_start > at {
+            out.push(marker(at));
+        }
+        out.extend(d.after[h.after_start..h.after_start + len].iter().cloned());
+        at = h.after_start + len;
+    }
+    if at < d.after.len() {
+        out.push(marker(at));
+    }
+    Some(out)
+}
+
+/// The changes of a hunk: their first line in the file after, and how many
+/// lines they put there.
+fn changes(h: &Hunk) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut at = h.after_start;
+    for seg in &h.segs {
+        match seg {
+            Seg::Ctx { .. } => at += 1,
+            Seg::Chg { new, .. } => {
+                out.push((at, new.len()));
+                at += new.len();
+            }
+        }
+    }
+    out
+}
+
+/// Whether line `i` of the file after is a changed line of the hunk.
+fn changed(h: &Hunk, i: usize) -> bool {
+    changes(h).iter().any(|&(p, n)| (p..p + n).contains(&i))
+}
+
+/// The changed top-level definitions of the file after, each in full: from
+/// the nearest line at column 0 above a change (with the comments and
+/// decorators right above it) to the last line before the next one (a
+/// closing brace at column 0 included).
+fn units(d: &Draft) -> Option<Vec<Vec<&str>>> {
+    let after = &d.after;
+    let starts = |l: &String| !l.trim().is_empty() && !l.starts_with([' ', '\t', '}', ')', ']']);
+    let above = |l: &String| l.starts_with(['#', '@']) || l.starts_with("//");
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    for h in &d.hunks {
+        let first = h.after_start.min(after.len().saturating_sub(1));
+        let last = (h.after_start + h.replace().len()).max(first + 1) - 1;
+        let mut s = first;
+        while s > 0 && !starts(&after[s]) {
+            s -= 1;
+        }
+        while s > 0 && starts(&after[s - 1]) && above(&after[s - 1]) {
+            s -= 1;
+        }
+        let mut e = last.max(s) + 1;
+        while e < after.len() && !starts(&after[e]) {
+            e += 1;
+        }
+        while e > s + 1 && after[e - 1].trim().is_empty() {
+            e -= 1;
+        }
+        // Every change strictly inside the definitions shown.
+        if !changes(h)
+            .iter()
+            .all(|&(p, n)| s < p && p + n < e || s <= p && p + n <= e && n > 0)
+        {
+            return None;
+        }
+        match spans.last_mut() {
+            Some(prev) if s < prev.1 => prev.1 = prev.1.max(e),
+            _ => spans.push((s, e)),
+        }
+    }
+    Some(
+        spans
+            .into_iter()
+            .map(|(s, e)| after[s..e].iter().map(String::as_str).collect())
+            .collect(),
+    )
 }
 
 fn search_replace(d: &Draft, rng: &mut Rng) -> String {
@@ -413,9 +568,24 @@ mod tests {
         for format in ALL {
             for seed in 0..8 {
                 let mut rng = Rng::from_parts(&[seed]);
-                let d = Draft::build(&pair, Context::Normal, &mut rng);
+                let context = if is_code_block(format) {
+                    Context::Wide
+                } else {
+                    Context::Normal
+                };
+                let d = Draft::build(&pair, context, &mut rng);
                 let payload = render(format, &d, &mut rng).expect("no marker in the sample");
                 let judged = judge(&payload, &d, format, None);
+                // The sample's changes are top-level statements, not
+                // definitions: shown alone without `...` lines, they read
+                // two ways (the whole file, or a part), and are refused.
+                if format == "code_block_units" {
+                    assert!(
+                        judged.verdict == Verdict::Right || judged.precise,
+                        "{format} seed {seed}: {judged:?}"
+                    );
+                    continue;
+                }
                 assert_eq!(
                     judged.verdict,
                     Verdict::Right,

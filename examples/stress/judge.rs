@@ -147,7 +147,10 @@ pub fn judge_result(result: &str, d: &Draft, format: &str, headers: &[Option<Str
             detail: String::new(),
         };
     }
-    let verdict = if unpinnable(d, format, headers)
+    // A code block has no search to read two ways: any other result is wrong.
+    let verdict = if formats::is_code_block(format) {
+        Verdict::Wrong
+    } else if unpinnable(d, format, headers)
         || literal_result(d, format).as_deref() == Some(result)
         || indentation_slip_twin(result, d)
         || truncation_twin(result, d)

@@ -12,6 +12,7 @@
 //! whatever needs the file (matching, existence) belongs to `resolve`.
 
 pub mod apply_patch;
+pub mod code_block;
 pub mod conflict_markers;
 pub mod edit_block;
 pub mod edit_block_v2;
@@ -65,6 +66,9 @@ pub struct Scan<'a> {
     /// The path of the previous block, for blocks that name none.
     pub last_path: Option<String>,
     next_group: u32,
+    /// Per line, whether a code fence opens there (not closing one, not
+    /// inside one): computed once, on first use.
+    opening_fences: std::cell::OnceCell<Vec<bool>>,
 }
 
 impl<'a> Scan<'a> {
@@ -75,7 +79,31 @@ impl<'a> Scan<'a> {
             lines,
             last_path: None,
             next_group: 0,
+            opening_fences: std::cell::OnceCell::new(),
         }
+    }
+
+    /// Whether a code fence opens at 0-based line `i` (it is not inside a
+    /// fence opened before it).
+    pub fn opens_fence(&self, i: usize) -> bool {
+        let roles = self.opening_fences.get_or_init(|| {
+            let mut open: Option<markdown::Fence> = None;
+            self.lines
+                .iter()
+                .map(|line| match open.take() {
+                    Some(fence) if markdown::closes(line, &fence) => false,
+                    Some(fence) => {
+                        open = Some(fence);
+                        false
+                    }
+                    None => {
+                        open = markdown::fence(line);
+                        open.is_some()
+                    }
+                })
+                .collect()
+        });
+        roles.get(i).copied().unwrap_or(false)
     }
 
     /// A fresh group number for a set of simultaneous edits
@@ -152,6 +180,13 @@ pub const BLOCK_PARSERS: &[BlockParser] = &[
         opens: find_replace::opens,
         parse: find_replace::parse,
     },
+    // Last: a fenced block is a plain code block only when no other
+    // format opens inside it.
+    BlockParser {
+        format: Format::CodeBlock,
+        opens: code_block::opens,
+        parse: code_block::parse,
+    },
 ];
 
 /// Parses a payload. `format` restricts parsing to one format
@@ -210,6 +245,14 @@ fn parse_blocks(payload: &str, only: Option<Format>) -> (Vec<ParsedEdit>, Vec<Ed
         }
         i += 1;
     }
+    // A plain code block naming a file that another format's edits change
+    // shows that file, it does not rewrite it: the other edits say how.
+    let by_other: std::collections::HashSet<String> = edits
+        .iter()
+        .filter(|e| e.format != Format::CodeBlock)
+        .map(|e| e.path.clone())
+        .collect();
+    edits.retain(|e| e.format != Format::CodeBlock || !by_other.contains(&e.path));
     if only.is_none_or(|f| f != Format::Json) && edits.is_empty() && errors.is_empty() {
         // A markdown response may carry its tool call in a ```json fence.
         if let Some(out) = json::parse_fenced(payload) {
@@ -240,7 +283,7 @@ fn finish(
         errors.push(EditError::new(
             ErrorKind::Parse,
             "no edit found in the payload: expected SEARCH/REPLACE blocks, «« EDIT blocks, FIND/REPLACE, \
-             a patch or diff, or a JSON tool call",
+             a patch or diff, a JSON tool call, or a code block naming its file",
         ));
     }
     errors.sort_by_key(|e| e.lines.first().copied().unwrap_or(0));

@@ -9,6 +9,7 @@
 //! The result is the file's change as minimal edits of its original text.
 
 pub mod blank_lines;
+pub mod code_block;
 pub mod conflict;
 pub mod doc;
 pub mod elision;
@@ -492,6 +493,86 @@ impl<'o, 'c> FileResolver<'o, 'c> {
             }
             EditOp::Rename { to } => self.rename(edit, to, source),
             EditOp::Undo => self.undo(edit),
+            EditOp::CodeBlock { content, path_line } => {
+                self.code_block(edit, content, path_line.as_deref())
+            }
+        }
+    }
+
+    /// A chat code block: a new file, the whole file, or parts placed by
+    /// their unchanged lines (`code_block.rs`).
+    fn code_block(&mut self, edit: &Edit, content: &str, path_line: Option<&str>) {
+        use code_block::{Reading, Refusal};
+        let file = (self.presence == Presence::Present).then(|| self.doc.text().to_string());
+        match code_block::read(file.as_deref(), content, path_line) {
+            Ok(Reading::Create(text)) => self.create(edit, &text),
+            // The block shows the file as it is: nothing to change.
+            Ok(Reading::Whole(text)) if file.as_deref() == Some(text.as_str()) => {}
+            Ok(Reading::Whole(text)) => {
+                self.write(&text);
+                self.applied.push(edit.index);
+            }
+            Ok(Reading::Parts(parts)) => {
+                let text = code_block::splice(file.as_deref().unwrap_or(""), &parts);
+                self.write(&text);
+                self.applied.push(edit.index);
+            }
+            Err(refusal) => {
+                let (kind, lines, message) = match refusal {
+                    Refusal::ElisionInNewFile { line } => (
+                        ErrorKind::FileNotFound,
+                        vec![],
+                        format!(
+                            "the file does not exist, and the block leaves code out (`...` at its line {line}); give the whole new file"
+                        ),
+                    ),
+                    Refusal::NoPlace { block_line, text, after } => (
+                        ErrorKind::NotFound,
+                        vec![after.max(1)],
+                        format!(
+                            "the block's line {block_line} (`{text}`) matches no line of the file after line {after}; begin and end each part of the block with lines of the file as they are now, and mark code left out with `// ...`"
+                        ),
+                    ),
+                    Refusal::Places { block_line, text, lines } => (
+                        ErrorKind::Ambiguous,
+                        lines.clone(),
+                        format!(
+                            "the block's line {block_line} (`{text}`) matches lines {}; show the unchanged lines next to it that tell them apart",
+                            lines.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(", ")
+                        ),
+                    ),
+                    Refusal::TwoEnds { block_line, first, definition, anchored } => (
+                        ErrorKind::Ambiguous,
+                        vec![definition, anchored],
+                        format!(
+                            "the block's part from its line {block_line} reads two ways: the whole definition at lines {first}-{definition}, or lines {first}-{anchored}, where its last line also is; end the part with the definition's own last line, or mark the code left out with `// ...`"
+                        ),
+                    ),
+                    Refusal::NotWhole { first, last } => (
+                        ErrorKind::Ambiguous,
+                        vec![1, file.as_deref().map_or(1, |f| f.lines().count().max(1))],
+                        format!(
+                            "the block reads two ways: the whole new file, or a part of it with the rest kept; it marks no code left out, and it neither begins with the file's first line (`{first}`) and ends with its last (`{last}`), nor is whole definitions; give the whole file, or mark the code left out with `// ...` lines"
+                        ),
+                    ),
+                    Refusal::Unshown { file_line, text } => (
+                        ErrorKind::NotFound,
+                        vec![file_line],
+                        format!(
+                            "the block would remove line {file_line} (`{text}`), which it does not show; show that line, or mark the code left out with `// ...`"
+                        ),
+                    ),
+                };
+                let e = EditError::new(
+                    kind,
+                    format!("edit {} in {}: {message}", edit.index, self.path),
+                )
+                .with_path(self.path.as_str())
+                .with_edit(edit.index)
+                .with_lines(lines)
+                .with_payload_lines(edit.source.first_line, edit.source.last_line);
+                self.fail(e);
+            }
         }
     }
 
