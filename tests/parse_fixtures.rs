@@ -80,3 +80,8 @@ fn apply_patch() {
 fn unified_diff() {
     fixtures!("unified_diff", Format::UnifiedDiff);
 }
+
+#[test]
+fn code_block() {
+    fixtures!("code_block", Format::CodeBlock);
+}

@@ -528,7 +528,7 @@ impl<'o, 'c> FileResolver<'o, 'c> {
                     ),
                     Refusal::NoPlace { block_line, text, after } => (
                         ErrorKind::NotFound,
-                        vec![after.max(1)],
+                        vec![after + 1],
                         format!(
                             "the block's line {block_line} (`{text}`) matches no line of the file after line {after}; begin and end each part of the block with lines of the file as they are now, and mark code left out with `// ...`"
                         ),
