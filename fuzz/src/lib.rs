@@ -156,6 +156,8 @@ fn options_from([mode, fuzzy, partial, conflict, format]: [u8; 5]) -> Options {
         },
         // Short, so a slow fuzzy search shows up as a slow input, not a hang.
         fuzzy_deadline: Duration::from_millis(200),
+        // The syntax check runs with the plan, as in a dry run.
+        syntax_check: llm_edit_lsp::engine::SyntaxCheck::Now,
     }
 }
 

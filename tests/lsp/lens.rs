@@ -97,3 +97,50 @@ async fn a_document_without_edits_has_no_lenses() {
         .unwrap();
     assert_eq!(lenses, Value::Null);
 }
+
+#[tokio::test]
+async fn chat_code_blocks_get_lenses_and_diagnostics() {
+    let file = "def f():\n    a = 1\n    return a\n\n\ndef g():\n    return 2\n";
+    let mut client = server().file("app.py", file).start().await;
+    let response = "\
+The new `g`:
+
+```python app.py
+def g():
+    return 3
+```
+
+And this, which reads two ways:
+
+```python app.py
+def f():
+    # ... existing code ...
+    b = 2
+    return a
+```
+";
+    let uri = client.uri("response.md");
+    client.open_uri(&uri, response).await;
+    let diagnostics = client.diagnostics(&uri).await;
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    let message = diagnostics[0]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("`b = 2`"), "{message}");
+    let lenses = client
+        .request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await
+        .unwrap();
+    let titles: Vec<Value> = lenses
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["command"]["title"].clone())
+        .collect();
+    assert_eq!(titles.len(), 2, "{titles:?}");
+    assert!(
+        titles[0].as_str().unwrap().starts_with("applies to app.py"),
+        "{titles:?}"
+    );
+}
