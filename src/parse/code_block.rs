@@ -255,6 +255,20 @@ mod tests {
     }
 
     #[test]
+    fn beside_another_format_a_code_block_is_no_edit() {
+        let payload = "src/app.py\n```python\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n```\n\nThe config:\n\n```yaml config.yaml\nkey: value\n```\n";
+        let parsed = parse(payload, None);
+        assert_eq!(parsed.batch.edits.len(), 1);
+        assert_eq!(parsed.formats, vec![Format::SearchReplace]);
+        // Nor is a broken one an error there.
+        let parsed = parse(
+            &format!("{payload}\na/x.py\n```python b/y.py\nx = 1\n```\n"),
+            None,
+        );
+        assert!(parsed.errors.is_empty(), "{:?}", parsed.errors);
+    }
+
+    #[test]
     fn two_names_for_one_block_are_refused() {
         let parsed = parse("a/x.py\n```python b/y.py\nx = 1\n```\n", None);
         assert!(parsed.batch.edits.is_empty());

@@ -228,6 +228,7 @@ fn parse_blocks(payload: &str, only: Option<Format>) -> (Vec<ParsedEdit>, Vec<Ed
     let mut scan = Scan::new(payload);
     let mut edits = Vec::new();
     let mut errors = Vec::new();
+    let mut code_errors = Vec::new();
     let mut i = 0;
     'lines: while i < scan.lines.len() {
         for parser in BLOCK_PARSERS {
@@ -237,7 +238,11 @@ fn parse_blocks(payload: &str, only: Option<Format>) -> (Vec<ParsedEdit>, Vec<Ed
             if (parser.opens)(&scan, i) {
                 let block = (parser.parse)(&mut scan, i);
                 edits.extend(block.edits);
-                errors.extend(block.errors);
+                if parser.format == Format::CodeBlock {
+                    code_errors.extend(block.errors);
+                } else {
+                    errors.extend(block.errors);
+                }
                 // A parser always makes progress, even on a broken block.
                 i = block.next_line.max(i + 1);
                 continue 'lines;
@@ -245,14 +250,15 @@ fn parse_blocks(payload: &str, only: Option<Format>) -> (Vec<ParsedEdit>, Vec<Ed
         }
         i += 1;
     }
-    // A plain code block naming a file that another format's edits change
-    // shows that file, it does not rewrite it: the other edits say how.
-    let by_other: std::collections::HashSet<String> = edits
-        .iter()
-        .filter(|e| e.format != Format::CodeBlock)
-        .map(|e| e.path.clone())
-        .collect();
-    edits.retain(|e| e.format != Format::CodeBlock || !by_other.contains(&e.path));
+    // Chat code blocks are a response's edits only when it holds no block
+    // of another format: beside SEARCH/REPLACE blocks or a patch, a fenced
+    // block naming a file shows code (the result, an example), and reading
+    // it as an edit could refuse the whole payload.
+    if edits.iter().any(|e| e.format != Format::CodeBlock) || !errors.is_empty() {
+        edits.retain(|e| e.format != Format::CodeBlock);
+    } else {
+        errors.extend(code_errors);
+    }
     if only.is_none_or(|f| f != Format::Json) && edits.is_empty() && errors.is_empty() {
         // A markdown response may carry its tool call in a ```json fence.
         if let Some(out) = json::parse_fenced(payload) {
