@@ -67,24 +67,24 @@ pub enum Refusal {
     },
 }
 
-/// The file's text with the parts put in place of their lines.
+/// The file's text with the parts put in place of their lines; every
+/// other line kept byte for byte, its line break included.
 pub fn splice(file: &str, parts: &[(Range<usize>, String)]) -> String {
-    let lines: Vec<&str> = file.lines().collect();
+    let lines: Vec<&str> = file.split_inclusive('\n').collect();
     let mut out = String::with_capacity(file.len());
     let mut at = 0;
     for (range, text) in parts {
         for l in &lines[at..range.start] {
             out.push_str(l);
-            out.push('\n');
         }
         out.push_str(text);
         at = range.end;
     }
     for l in &lines[at..] {
         out.push_str(l);
-        out.push('\n');
     }
-    if !file.ends_with('\n') && !file.is_empty() {
+    // A part in place of a last line that had no line break.
+    if at == lines.len() && !file.is_empty() && !file.ends_with('\n') {
         out.pop();
     }
     out
@@ -624,6 +624,15 @@ mod tests {
                 anchored: 11
             })
         );
+    }
+
+    #[test]
+    fn lines_outside_the_parts_keep_their_bytes() {
+        let file = "a()\r\nb()\nc()\r\nd()";
+        let parts = vec![(1..2, "B()\n".to_string())];
+        assert_eq!(splice(file, &parts), "a()\r\nB()\nc()\r\nd()");
+        let parts = vec![(3..4, "D()\n".to_string())];
+        assert_eq!(splice(file, &parts), "a()\r\nb()\nc()\r\nD()");
     }
 
     #[test]
