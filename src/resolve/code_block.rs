@@ -126,8 +126,20 @@ pub fn read(
     };
     // A file of up to three lines, and a block at least as long: a rewrite.
     let code = |ls: &[&str]| ls.iter().filter(|l| !l.trim().is_empty()).count();
+    // A changed beginning (imports added, a header rewritten): a rewrite
+    // when the end is the file's, the block holds every line of the file
+    // at column 0 in order (no import, definition or statement left out)
+    // and nine tenths of its lines. Not a changed end: a block cut short
+    // there would read as the whole file.
+    let (head, tail) = (
+        same_edge(&lines, &file_lines, false),
+        same_edge(&lines, &file_lines, true),
+    );
     let whole = code(&file_lines) <= 3 && code(&lines) >= code(&file_lines)
-        || same_edge(&lines, &file_lines, false) && same_edge(&lines, &file_lines, true);
+        || head && tail
+        || tail
+            && code(&lines) * 10 >= code(&file_lines) * 9
+            && holds_top_level(&lines, &file_lines);
     if !marked && whole {
         return Ok(Reading::Whole(content));
     }
@@ -394,6 +406,15 @@ fn same_edge(block: &[&str], file: &[&str], end: bool) -> bool {
     false
 }
 
+/// Whether every line of `file` at column 0 (not blank) is in `block`,
+/// in order.
+fn holds_top_level(block: &[&str], file: &[&str]) -> bool {
+    let mut rest = block.iter();
+    file.iter()
+        .filter(|l| !l.trim().is_empty() && depth(l) == 0)
+        .all(|l| rest.any(|b| same(b, l)))
+}
+
 /// Lines alike but for trailing whitespace.
 fn same(a: &str, b: &str) -> bool {
     a.trim_end() == b.trim_end()
@@ -544,6 +565,21 @@ mod tests {
             read(Some(FILE), &new, None),
             Ok(Reading::Whole(new.clone()))
         );
+    }
+
+    #[test]
+    fn a_whole_file_with_a_new_beginning_replaces_it() {
+        let new = format!("import sys\n{FILE}");
+        assert_eq!(
+            read(Some(FILE), &new, None),
+            Ok(Reading::Whole(new.clone()))
+        );
+        // Cut short at the end: the whole file, or a part? Refused.
+        let short = FILE.replace(
+            "\ndef main():\n    save('a', load('b'))\n",
+            "\ndef main():\n",
+        );
+        assert!(read(Some(FILE), &short, None).is_err());
     }
 
     #[test]
