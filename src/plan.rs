@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+use crate::text::lines;
 use crate::workspace::{SourceText, WorkspacePath};
 
 /// Replace `range` (UTF-8 byte offsets into the original text) by `text`.
@@ -129,41 +130,10 @@ fn minimize(original: &str, edit: TextEdit) -> Option<TextEdit> {
     if old == new {
         return None;
     }
-    let prefix = common_line_prefix(old, new);
-    let suffix = common_line_suffix(&old[prefix..], &new[prefix..]);
+    let prefix = lines::common_prefix(old, new);
+    let suffix = lines::common_suffix(&old[prefix..], &new[prefix..]);
     let range = edit.range.start + prefix..edit.range.end - suffix;
     Some(TextEdit::new(range, &new[prefix..new.len() - suffix]))
-}
-
-/// Length of the common prefix made of whole lines (ends after a `\n`).
-fn common_line_prefix(a: &str, b: &str) -> usize {
-    let mut len = 0;
-    for (la, lb) in a.split_inclusive('\n').zip(b.split_inclusive('\n')) {
-        if la != lb || !la.ends_with('\n') {
-            break;
-        }
-        len += la.len();
-    }
-    len
-}
-
-/// Length of the common suffix made of whole lines (starts after a `\n`).
-fn common_line_suffix(a: &str, b: &str) -> usize {
-    let (ab, bb) = (a.as_bytes(), b.as_bytes());
-    let mut n = 0;
-    let mut last_boundary = 0;
-    while n < ab.len() && n < bb.len() && ab[ab.len() - 1 - n] == bb[bb.len() - 1 - n] {
-        n += 1;
-        // A suffix that starts right after a '\n' (or at the start of both) is whole lines.
-        let at_a = ab.len() - n;
-        let at_b = bb.len() - n;
-        let line_start_a = at_a == 0 || ab[at_a - 1] == b'\n';
-        let line_start_b = at_b == 0 || bb[at_b - 1] == b'\n';
-        if line_start_a && line_start_b {
-            last_boundary = n;
-        }
-    }
-    last_boundary
 }
 
 /// What happens to one file (the report's `status`).

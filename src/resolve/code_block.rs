@@ -233,6 +233,17 @@ fn depth(line: &str) -> usize {
     line.len() - line.trim_start().len()
 }
 
+/// A line of code at depth `d`.
+fn at(line: &str, d: usize) -> bool {
+    !line.trim().is_empty() && depth(line) == d
+}
+
+/// A line at depth `d` that closes a definition: `}`, `)`, `]`, `end`.
+fn closes(line: &str, d: usize) -> bool {
+    let t = line.trim_start();
+    at(line, d) && (t.starts_with(['}', ')', ']']) || t == "end" || t.starts_with("end "))
+}
+
 /// The file lines a part replaces. Its first line begins its place (with
 /// as many lines after it as make the place unique) and its last line
 /// ends it: both must be lines of the file as it is (a new line at an edge
@@ -247,37 +258,28 @@ fn place(
     marked_after: Option<usize>,
 ) -> Result<Range<usize>, Refusal> {
     let matches = |l: &str, at: usize| (at..file.len()).any(|p| same(file[p], l));
-    let Some(a) = (0..core.len()).find(|&i| !core[i].trim().is_empty() && matches(core[i], from))
-    else {
-        return Err(Refusal::NoPlace {
-            block_line,
-            text: core[0].trim().to_string(),
-            after: from,
-        });
-    };
     // A new line at a part's edge could be put in next to the code left
     // out, or replace its first lines: two readings.
-    if a > 0 {
+    if !matches(core[0], from) {
         return Err(Refusal::NoPlace {
             block_line,
             text: core[0].trim().to_string(),
             after: from,
         });
     }
-    let begin = place_start(file, &core[a..], from, block_line + a)?;
+    let begin = place_start(file, core, from, block_line)?;
     let d = depth(core[0]);
-    let whole_definitions = a == 0
-        && core.iter().all(|l| l.trim().is_empty() || depth(l) >= d)
+    let whole_definitions = core.iter().all(|l| l.trim().is_empty() || depth(l) >= d)
         && marked_after.is_none_or(|m| m <= d);
     let unit = if whole_definitions {
         unit_end(file, core, begin, block_line)?
     } else {
         None
     };
-    let b = (a..core.len())
+    let b = (0..core.len())
         .rev()
         .find(|&i| !core[i].trim().is_empty() && matches(core[i], begin))
-        .unwrap_or(a);
+        .unwrap_or(0);
     let anchored = if b + 1 < core.len() {
         Err(Refusal::NoPlace {
             block_line: block_line + core.len() - 1,
@@ -285,7 +287,7 @@ fn place(
             after: begin + 1,
         })
     } else {
-        place_end(file, &core[a..=b], begin, block_line + b)
+        place_end(file, &core[..=b], begin, block_line + b)
     };
     match (unit, anchored) {
         (Some(u), Ok(e)) if u != e => Err(Refusal::TwoEnds {
@@ -299,21 +301,13 @@ fn place(
     }
 }
 
-/// Where the file's definitions that the part shows end: the part's last
-/// line at its first line's depth (a header: `def`, `func`, `class`) is
-/// placed after `begin`, and the file's definition there runs over deeper
-/// and blank lines, and a closing line (`}`, `end`) at that depth when the
-/// part ends with one. `None` when the part is not whole definitions.
 /// Whether `core` is whole definitions: every line at its first line's
 /// depth heads a body of deeper lines (a `def`, `func`, `class`), closes
 /// one (`}`, `end`), or is a decorator or comment right above another.
 fn is_definitions(core: &[&str]) -> bool {
     let d = depth(core[0]);
-    let at_depth = |l: &str| !l.trim().is_empty() && depth(l) == d;
-    let closer = |l: &str| {
-        let t = l.trim_start();
-        at_depth(l) && (t.starts_with(['}', ')', ']']) || t == "end" || t.starts_with("end "))
-    };
+    let at_depth = |l: &str| at(l, d);
+    let closer = |l: &str| closes(l, d);
     let above = |l: &str| {
         let t = l.trim_start();
         t.starts_with('@') || t.starts_with('#') || t.starts_with("//")
@@ -335,6 +329,11 @@ fn is_definitions(core: &[&str]) -> bool {
     headers > 0
 }
 
+/// Where the file's definitions that the part shows end: the part's last
+/// line at its first line's depth (a header: `def`, `func`, `class`) is
+/// placed after `begin`, and the file's definition there runs over deeper
+/// and blank lines, and a closing line (`}`, `end`) at that depth when the
+/// part ends with one. `None` when the part is not whole definitions.
 fn unit_end(
     file: &[&str],
     core: &[&str],
@@ -345,16 +344,10 @@ fn unit_end(
         return Ok(None);
     }
     let d = depth(core[0]);
-    let at_depth = |l: &str| !l.trim().is_empty() && depth(l) == d;
-    let closer = |l: &str| {
-        let t = l.trim_start();
-        at_depth(l) && (t.starts_with(['}', ')', ']']) || t == "end" || t.starts_with("end "))
-    };
-    let last = core.len() - 1;
-    let closed = closer(core[last]);
+    let closed = closes(core[core.len() - 1], d);
     let h = (0..core.len())
         .rev()
-        .find(|&i| at_depth(core[i]) && !closer(core[i]))
+        .find(|&i| at(core[i], d) && !closes(core[i], d))
         .unwrap_or(0);
     let q = if h == 0 {
         begin
@@ -371,7 +364,7 @@ fn unit_end(
     }
     match (closed, file.get(i)) {
         (false, _) => Ok(Some(end)),
-        (true, Some(l)) if closer(l) => Ok(Some(i)),
+        (true, Some(l)) if closes(l, d) => Ok(Some(i)),
         (true, _) => Ok(None),
     }
 }
@@ -428,35 +421,13 @@ fn place_start(
     from: usize,
     block_line: usize,
 ) -> Result<usize, Refusal> {
-    let mut candidates: Vec<usize> = (from..file.len())
+    let candidates = (from..file.len())
         .filter(|&p| same(file[p], core[0]))
         .collect();
-    let mut k = 1;
-    while candidates.len() > 1 && k < core.len() {
-        let next: Vec<usize> = candidates
-            .iter()
-            .copied()
-            .filter(|&p| p + k < file.len() && same(file[p + k], core[k]))
-            .collect();
-        if next.is_empty() {
-            break;
-        }
-        candidates = next;
-        k += 1;
-    }
-    match candidates[..] {
-        [p] => Ok(p),
-        [] => Err(Refusal::NoPlace {
-            block_line,
-            text: core[0].trim().to_string(),
-            after: from,
-        }),
-        _ => Err(Refusal::Places {
-            block_line,
-            text: core[0].trim().to_string(),
-            lines: candidates.iter().map(|p| p + 1).collect(),
-        }),
-    }
+    let found = fewest(candidates, core.len(), |p, k| {
+        p + k < file.len() && same(file[p + k], core[k])
+    });
+    one(found, block_line, core[0], from)
 }
 
 /// The one file line at or after `begin` where the part's last lines end:
@@ -471,34 +442,52 @@ fn place_end(
     if n == 1 {
         return Ok(begin);
     }
-    let last = core[n - 1];
-    let mut candidates: Vec<usize> = (begin + 1..file.len())
-        .filter(|&q| same(file[q], last))
+    let candidates = (begin + 1..file.len())
+        .filter(|&q| same(file[q], core[n - 1]))
         .collect();
+    let found = fewest(candidates, n - 1, |q, k| {
+        q > begin + k && same(file[q - k], core[n - 1 - k])
+    });
+    one(found, block_line, core[n - 1], begin + 1)
+}
+
+/// Narrows `candidates` by the next lines (`fits(candidate, k)` for
+/// k = 1, 2, ... below `limit`) while more than one is left and some fit.
+fn fewest(
+    mut candidates: Vec<usize>,
+    limit: usize,
+    fits: impl Fn(usize, usize) -> bool,
+) -> Vec<usize> {
     let mut k = 1;
-    while candidates.len() > 1 && k < n - 1 {
-        let next: Vec<usize> = candidates
-            .iter()
-            .copied()
-            .filter(|&q| q > begin + k && same(file[q - k], core[n - 1 - k]))
-            .collect();
+    while candidates.len() > 1 && k < limit {
+        let next: Vec<usize> = candidates.iter().copied().filter(|&c| fits(c, k)).collect();
         if next.is_empty() {
             break;
         }
         candidates = next;
         k += 1;
     }
+    candidates
+}
+
+/// The one place left, or the refusal: no place after `after`, or several.
+fn one(
+    candidates: Vec<usize>,
+    block_line: usize,
+    line: &str,
+    after: usize,
+) -> Result<usize, Refusal> {
     match candidates[..] {
-        [q] => Ok(q),
+        [c] => Ok(c),
         [] => Err(Refusal::NoPlace {
             block_line,
-            text: last.trim().to_string(),
-            after: begin + 1,
+            text: line.trim().to_string(),
+            after,
         }),
         _ => Err(Refusal::Places {
             block_line,
-            text: last.trim().to_string(),
-            lines: candidates.iter().map(|q| q + 1).collect(),
+            text: line.trim().to_string(),
+            lines: candidates.iter().map(|c| c + 1).collect(),
         }),
     }
 }

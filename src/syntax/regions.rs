@@ -11,6 +11,7 @@
 use std::ops::Range;
 
 use super::{errors, neutral, statements, Language};
+use crate::text::lines;
 
 /// An edit of the text before: the bytes replaced and the new text.
 pub type Edit<'a> = (Range<usize>, &'a str);
@@ -164,8 +165,8 @@ fn narrow(before: &str, edits: &[Edit]) -> Vec<(Range<usize>, String)> {
         }
         text.push_str(&before[at..end]);
         let old = &before[start..end];
-        let head = common_head(old, &text);
-        let tail = common_tail(&old[head..], &text[head..]);
+        let head = lines::common_prefix(old, &text);
+        let tail = lines::common_suffix(&old[head..], &text[head..]);
         if head + tail == old.len() && head + tail == text.len() {
             continue;
         }
@@ -175,27 +176,6 @@ fn narrow(before: &str, edits: &[Edit]) -> Vec<(Range<usize>, String)> {
         ));
     }
     out
-}
-
-/// The bytes of the whole lines `a` and `b` begin with alike.
-fn common_head(a: &str, b: &str) -> usize {
-    a.split_inclusive('\n')
-        .zip(b.split_inclusive('\n'))
-        .take_while(|(x, y)| x == y)
-        .map(|(x, _)| x.len())
-        .sum()
-}
-
-/// The bytes of the whole lines `a` and `b` end with alike.
-fn common_tail(a: &str, b: &str) -> usize {
-    a.split_inclusive('\n')
-        .rev()
-        .zip(b.split_inclusive('\n').rev())
-        .take_while(|(x, y)| x == y)
-        .map(|(x, _)| x.len())
-        .sum::<usize>()
-        .min(a.len())
-        .min(b.len())
 }
 
 /// The end of the last line `range` touches (exclusive, its newline

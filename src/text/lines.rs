@@ -62,6 +62,37 @@ impl LineIndex {
     }
 }
 
+/// Length of the common prefix made of whole lines (ends after a `\n`).
+pub fn common_prefix(a: &str, b: &str) -> usize {
+    let mut len = 0;
+    for (la, lb) in a.split_inclusive('\n').zip(b.split_inclusive('\n')) {
+        if la != lb || !la.ends_with('\n') {
+            break;
+        }
+        len += la.len();
+    }
+    len
+}
+
+/// Length of the common suffix made of whole lines (starts after a `\n`).
+pub fn common_suffix(a: &str, b: &str) -> usize {
+    let (ab, bb) = (a.as_bytes(), b.as_bytes());
+    let mut n = 0;
+    let mut last_boundary = 0;
+    while n < ab.len() && n < bb.len() && ab[ab.len() - 1 - n] == bb[bb.len() - 1 - n] {
+        n += 1;
+        // A suffix that starts right after a '\n' (or at the start of both) is whole lines.
+        let at_a = ab.len() - n;
+        let at_b = bb.len() - n;
+        let line_start_a = at_a == 0 || ab[at_a - 1] == b'\n';
+        let line_start_b = at_b == 0 || bb[at_b - 1] == b'\n';
+        if line_start_a && line_start_b {
+            last_boundary = n;
+        }
+    }
+    last_boundary
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

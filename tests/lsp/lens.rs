@@ -44,6 +44,17 @@ fn new() {}
 ```
 ";
 
+/// The code lenses of a document (`null` when it has none).
+async fn code_lenses(client: &crate::support::Client, uri: &str) -> Value {
+    client
+        .request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await
+        .unwrap()
+}
+
 #[tokio::test]
 async fn each_block_gets_a_lens_saying_where_it_lands() {
     let mut client = server().file("src/a.rs", A_RS).start().await;
@@ -55,13 +66,7 @@ async fn each_block_gets_a_lens_saying_where_it_lands() {
     client.open_uri(&uri, RESPONSE).await;
     let diagnostics = client.diagnostics(&uri).await;
     assert_eq!(diagnostics.len(), 2, "{diagnostics:?}");
-    let lenses = client
-        .request(
-            "textDocument/codeLens",
-            json!({"textDocument": {"uri": uri}}),
-        )
-        .await
-        .unwrap();
+    let lenses = code_lenses(&client, &uri).await;
     let seen: Vec<(Value, Value)> = lenses
         .as_array()
         .unwrap()
@@ -125,13 +130,7 @@ def f():
     assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
     let message = diagnostics[0]["message"].as_str().unwrap_or_default();
     assert!(message.contains("`b = 2`"), "{message}");
-    let lenses = client
-        .request(
-            "textDocument/codeLens",
-            json!({"textDocument": {"uri": uri}}),
-        )
-        .await
-        .unwrap();
+    let lenses = code_lenses(&client, &uri).await;
     let titles: Vec<Value> = lenses
         .as_array()
         .unwrap()
