@@ -255,3 +255,96 @@ mod cli_writes_nothing {
         }
     }
 }
+
+/// A chat code block (`code_block` format): each part between `# ...`
+/// lines shows a range of the file by its first and last lines, with new
+/// lines between them.
+fn chat_block(
+    path: &str,
+    lines: &[String],
+    ranges: &[std::ops::Range<usize>],
+    news: &[Vec<String>],
+) -> String {
+    let mut block = format!("```text {path}\n");
+    for (k, r) in ranges.iter().enumerate() {
+        block.push_str("# ... existing code ...\n");
+        block.push_str(&format!("{}\n", lines[r.start].trim_end()));
+        for n in &news[k] {
+            block.push_str(&format!("{n}\n"));
+        }
+        block.push_str(&format!("{}\n", lines[r.end - 1].trim_end()));
+    }
+    block.push_str("# ... existing code ...\n```\n");
+    block
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// A chat code block with elisions applies to exactly the file with
+    /// each shown range rewritten, every other line kept byte for byte
+    /// (trailing blanks and line breaks included), or is refused and
+    /// writes nothing.
+    #[test]
+    fn code_block_parts_keep_every_other_line(
+        lines in unique_lines(4..30),
+        pads in prop::collection::vec(prop::sample::select(&["", "", "", " ", "\t"][..]), 30),
+        cuts in prop::collection::vec(0usize..40, 2..8),
+        news in prop::collection::vec(prop::collection::vec(text(5), 0..4), 4),
+        crlf in any::<bool>(),
+    ) {
+        let lines: Vec<String> = lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| format!("{l}{}", pads[i % pads.len()]))
+            .collect();
+        let le = if crlf { "\r\n" } else { "\n" };
+        let file = lines.join(le) + le;
+        // Ranges of two lines or more, apart (an elision between each).
+        let ranges: Vec<_> = ranges_from(&cuts, lines.len())
+            .into_iter()
+            .filter(|r| r.len() >= 2 && r.start > 0)
+            .collect();
+        let ranges: Vec<_> = ranges
+            .iter()
+            .enumerate()
+            .filter(|(k, r)| *k == 0 || ranges[k - 1].end < r.start)
+            .map(|(_, r)| r.clone())
+            .collect();
+        prop_assume!(!ranges.is_empty() && ranges.last().unwrap().end < lines.len());
+        let news: Vec<Vec<String>> = (0..ranges.len())
+            .map(|k| {
+                news[k % news.len()]
+                    .iter()
+                    .map(|t| format!("new {k} {}", t.replace('\n', " ").trim_end()))
+                    .collect()
+            })
+            .collect();
+        let payload = chat_block("f.txt", &lines, &ranges, &news);
+        let outcome = MemFiles::new().with("f.txt", file.clone()).run(&payload, &Options::default());
+        if !outcome.errors.is_empty() {
+            prop_assert!(outcome.files.is_empty(), "a refused block changes nothing");
+            // Only a range whose middle lines go with none put in may be
+            // refused (more than three lines taken out: left out, or gone?).
+            prop_assert!(
+                ranges.iter().enumerate().any(|(k, r)| news[k].is_empty() && r.len() > 5),
+                "{payload}\n{:#?}",
+                outcome.errors
+            );
+            return Ok(());
+        }
+        let mut want: Vec<String> = Vec::new();
+        let mut at = 0;
+        for (k, r) in ranges.iter().enumerate() {
+            want.extend(lines[at..r.start].iter().cloned());
+            want.push(lines[r.start].clone());
+            want.extend(news[k].iter().cloned());
+            want.push(lines[r.end - 1].clone());
+            at = r.end;
+        }
+        want.extend(lines[at..].iter().cloned());
+        let want = want.join(le) + le;
+        let after = outcome.files.iter().find_map(|f| f.after.clone()).unwrap_or(file);
+        prop_assert_eq!(after, want, "{}", payload);
+    }
+}

@@ -76,7 +76,9 @@ pub fn build(id: &CaseId, pairs: &[Pair]) -> Option<Case> {
         return None;
     }
     // A chat code block has no search: only the mistakes of the file fit.
-    if formats::is_code_block(id.format) && !matches!(id.mistake, "none" | "crlf_file") {
+    if formats::is_code_block(id.format)
+        && !matches!(id.mistake, "none" | "crlf_file" | "trailing_ws_file")
+    {
         return None;
     }
     // Chat blocks show wide context around their changes.

@@ -100,6 +100,9 @@ pub struct Draft {
     /// String tools: the strings escaped once more (literal `\n`), as a
     /// model that encodes its call's JSON twice writes them.
     pub double_escape: bool,
+    /// Chat code blocks: lines of the file after (0-based) written without
+    /// their trailing blanks, as models write them.
+    pub block_trims: Vec<usize>,
 }
 
 impl Draft {
@@ -150,7 +153,18 @@ impl Draft {
             crlf: false,
             string_nl: rng.chance(1, 2),
             double_escape: false,
+            block_trims: Vec::new(),
         }
+    }
+
+    /// The file after as a chat block shows it (`block_trims` applied).
+    pub fn shown(&self) -> Vec<String> {
+        let mut out = self.after.clone();
+        for &i in &self.block_trims {
+            let keep = out[i].trim_end().len();
+            out[i].truncate(keep);
+        }
+        out
     }
 
     /// The file's line break.

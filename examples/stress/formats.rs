@@ -115,7 +115,7 @@ pub fn render(format: &str, d: &Draft, rng: &mut Rng) -> Option<String> {
         "str_replace" => str_replace(d),
         "code_block" => code_block(
             d,
-            &d.after.iter().map(String::as_str).collect::<Vec<_>>(),
+            &d.shown().iter().map(String::as_str).collect::<Vec<_>>(),
             rng,
         ),
         "code_block_elided" => {
@@ -128,8 +128,10 @@ pub fn render(format: &str, d: &Draft, rng: &mut Rng) -> Option<String> {
         }
         "code_block_units" => {
             let mut out = String::new();
-            for unit in units(d)? {
-                out.push_str(&code_block(d, &unit, rng));
+            let shown = d.shown();
+            for (s, e) in crate::definitions::spans(d)? {
+                let lines: Vec<&str> = shown[s..e].iter().map(String::as_str).collect();
+                out.push_str(&code_block(d, &lines, rng));
             }
             out
         }
@@ -199,7 +201,10 @@ fn code_block(d: &Draft, lines: &[&str], rng: &mut Rng) -> String {
         1 => out.push_str(&format!("**{}**\n\n{f}{lang}\n", d.path)),
         _ => out.push_str(&format!("`{}`:\n{f}{lang}\n", d.path)),
     }
-    push_lines(&mut out, lines);
+    for l in lines {
+        out.push_str(l);
+        out.push('\n');
+    }
     out.push_str(&format!("{f}\n\n"));
     out
 }
@@ -235,7 +240,11 @@ fn elided(d: &Draft) -> Option<Vec<String>> {
         if h.after_start > at {
             out.push(marker(at));
         }
-        out.extend(d.after[h.after_start..h.after_start + len].iter().cloned());
+        out.extend(
+            d.shown()[h.after_start..h.after_start + len]
+                .iter()
+                .cloned(),
+        );
         at = h.after_start + len;
     }
     if at < d.after.len() {
@@ -264,52 +273,6 @@ fn changes(h: &Hunk) -> Vec<(usize, usize)> {
 /// Whether line `i` of the file after is a changed line of the hunk.
 fn changed(h: &Hunk, i: usize) -> bool {
     changes(h).iter().any(|&(p, n)| (p..p + n).contains(&i))
-}
-
-/// The changed top-level definitions of the file after, each in full: from
-/// the nearest line at column 0 above a change (with the comments and
-/// decorators right above it) to the last line before the next one (a
-/// closing brace at column 0 included).
-fn units(d: &Draft) -> Option<Vec<Vec<&str>>> {
-    let after = &d.after;
-    let starts = |l: &String| !l.trim().is_empty() && !l.starts_with([' ', '\t', '}', ')', ']']);
-    let above = |l: &String| l.starts_with(['#', '@']) || l.starts_with("//");
-    let mut spans: Vec<(usize, usize)> = Vec::new();
-    for h in &d.hunks {
-        let first = h.after_start.min(after.len().saturating_sub(1));
-        let last = (h.after_start + h.replace().len()).max(first + 1) - 1;
-        let mut s = first;
-        while s > 0 && !starts(&after[s]) {
-            s -= 1;
-        }
-        while s > 0 && starts(&after[s - 1]) && above(&after[s - 1]) {
-            s -= 1;
-        }
-        let mut e = last.max(s) + 1;
-        while e < after.len() && !starts(&after[e]) {
-            e += 1;
-        }
-        while e > s + 1 && after[e - 1].trim().is_empty() {
-            e -= 1;
-        }
-        // Every change strictly inside the definitions shown.
-        if !changes(h)
-            .iter()
-            .all(|&(p, n)| s < p && p + n < e || s <= p && p + n <= e && n > 0)
-        {
-            return None;
-        }
-        match spans.last_mut() {
-            Some(prev) if s < prev.1 => prev.1 = prev.1.max(e),
-            _ => spans.push((s, e)),
-        }
-    }
-    Some(
-        spans
-            .into_iter()
-            .map(|(s, e)| after[s..e].iter().map(String::as_str).collect())
-            .collect(),
-    )
 }
 
 fn search_replace(d: &Draft, rng: &mut Rng) -> String {

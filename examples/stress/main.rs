@@ -11,6 +11,7 @@
 //! ```
 
 mod case;
+mod definitions;
 mod draft;
 mod dump;
 mod formats;

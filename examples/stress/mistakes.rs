@@ -218,6 +218,7 @@ fn trailing_ws_file(d: &mut Draft, rng: &mut Rng) -> bool {
         let pad = *rng.pick(&[" ", "  ", "\t"]);
         d.before[b].push_str(pad);
         d.after[a].push_str(pad);
+        d.block_trims.push(a);
     }
     true
 }

@@ -23,6 +23,8 @@
 use std::ops::Range;
 
 use super::elision;
+use crate::syntax::units::{outline, Container, Outline, Unit};
+use crate::syntax::Language;
 
 /// How a block applies to its file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -57,6 +59,29 @@ pub enum Refusal {
     NotWhole { first: String, last: String },
     /// A part would remove a file line it does not show (1-based).
     Unshown { file_line: usize, text: String },
+    /// A unit new to the file, at the edge of the block, could also be a
+    /// rewrite of the file's unit next to it, which the block does not
+    /// show (1-based lines).
+    NewOrRewrite {
+        block_line: usize,
+        text: String,
+        file_line: usize,
+        file_text: String,
+    },
+    /// A line the block writes without trailing blanks is on several
+    /// lines of the file, written with and without them (1-based).
+    Whitespace { text: String, lines: Vec<usize> },
+    /// None of the block's units (definitions, statements) is in the
+    /// file: where its code goes is not determined.
+    NoUnit { block_line: usize, text: String },
+    /// The block shows units in another order than the file has them
+    /// (1-based): moved, or each put in its place.
+    Order {
+        block_line: usize,
+        text: String,
+        file_line: usize,
+        before: usize,
+    },
     /// A part that shows whole definitions ends where the file's end, and
     /// its last line matches a line elsewhere (1-based file lines).
     TwoEnds {
@@ -66,6 +91,9 @@ pub enum Refusal {
         anchored: usize,
     },
 }
+
+/// File lines (0-based) and the text put in their place.
+type Spliced = (Range<usize>, String);
 
 /// The file's text with the parts put in place of their lines; every
 /// other line kept byte for byte, its line break included.
@@ -101,6 +129,108 @@ pub fn read(
     file: Option<&str>,
     content: &str,
     path_line: Option<&str>,
+    language: Option<Language>,
+) -> Result<Reading, Refusal> {
+    let reading = reading(file, content, path_line, language)?;
+    let Some(file) = file else {
+        return Ok(reading);
+    };
+    let lines: Vec<&str> = file.lines().collect();
+    Ok(match reading {
+        Reading::Whole(text) => Reading::Whole(keep_bytes(&lines, &text, 0)?),
+        Reading::Parts(parts) => Reading::Parts(
+            parts
+                .into_iter()
+                .map(|(span, text)| {
+                    let text = keep_bytes(&lines[span.clone()], &text, span.start)?;
+                    Ok((span, text))
+                })
+                .collect::<Result<_, Refusal>>()?,
+        ),
+        created => created,
+    })
+}
+
+/// `text` with each line that is a line of `old` but for trailing blanks
+/// written as the file has it: a block that drops the file's trailing
+/// whitespace changes only the lines it changes. A line the block writes
+/// with trailing blanks of its own is written as the block has it.
+///
+/// The block's lines are lined up with the file's by a diff. Where the
+/// file writes a line's text with trailing blanks and the block shows it
+/// bare, the bytes are determined when the text is once in each (the
+/// line, kept or moved), or as many times in each and the diff lines up
+/// every copy (in order: one way only); else (a copy added or removed:
+/// which is the new one?) refused. `first` is the
+/// span's first file line, for the refusal.
+fn keep_bytes(old: &[&str], text: &str, first: usize) -> Result<String, Refusal> {
+    let new: Vec<&str> = text.lines().collect();
+    let a: Vec<&str> = old.iter().map(|l| l.trim_end()).collect();
+    let b: Vec<&str> = new.iter().map(|l| l.trim_end()).collect();
+    let bare = |n: usize| new[n] == b[n];
+    let mut out: Vec<&str> = new.clone();
+    // Old and new lines the diff lines up.
+    let mut matched_old = vec![false; old.len()];
+    let mut matched_new = vec![false; new.len()];
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &a, &b) {
+        if let similar::DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
+            for k in 0..len {
+                matched_old[old_index + k] = true;
+                matched_new[new_index + k] = true;
+                if bare(new_index + k) {
+                    out[new_index + k] = old[old_index + k];
+                }
+            }
+        }
+    }
+    let mut checked: std::collections::HashSet<&str> = Default::default();
+    for n in 0..new.len() {
+        let t = b[n];
+        if !bare(n) || t.is_empty() || !checked.insert(t) {
+            continue;
+        }
+        let in_old: Vec<usize> = (0..old.len()).filter(|&o| a[o] == t).collect();
+        let in_new: Vec<usize> = (0..new.len()).filter(|&m| b[m] == t && bare(m)).collect();
+        if in_old.iter().all(|&o| old[o] == a[o]) {
+            // The file writes it bare too.
+            continue;
+        }
+        if let ([o], [m]) = (&in_old[..], &in_new[..]) {
+            // Once in each: the same line, kept or moved.
+            out[*m] = old[*o];
+            continue;
+        }
+        let determined = in_old.len() == in_new.len()
+            && in_old.iter().all(|&o| matched_old[o])
+            && in_new.iter().all(|&m| matched_new[m]);
+        if !determined {
+            return Err(Refusal::Whitespace {
+                text: t.trim().to_string(),
+                lines: in_old.iter().map(|o| first + o + 1).collect(),
+            });
+        }
+    }
+    let mut text_out = String::with_capacity(text.len());
+    for line in out {
+        text_out.push_str(line);
+        text_out.push('\n');
+    }
+    if !text.ends_with('\n') && text_out.ends_with('\n') {
+        text_out.pop();
+    }
+    Ok(text_out)
+}
+
+fn reading(
+    file: Option<&str>,
+    content: &str,
+    path_line: Option<&str>,
+    language: Option<Language>,
 ) -> Result<Reading, Refusal> {
     let Some(file) = file else {
         if let Some(line) = content.lines().position(|l| elision::marker(l).is_some()) {
@@ -147,6 +277,11 @@ pub fn read(
     // only when it is whole definitions; otherwise it reads two ways (the
     // whole new file, or a part with the rest kept).
     if !marked {
+        if let Some(language) = language {
+            if let Some(read) = by_units(language, file, &file_lines, &lines) {
+                return read.map(Reading::Parts);
+            }
+        }
         let core: Vec<&str> = {
             let lead = lines.iter().position(|l| !l.trim().is_empty()).unwrap_or(0);
             let trail = lines
@@ -226,6 +361,313 @@ pub fn read(
         out.push((span, text));
     }
     Ok(Reading::Parts(out))
+}
+
+/// A block with no elision line read by its units (tree-sitter): each
+/// definition or statement it shows replaces the file's unit of the same
+/// kind and name (`def load`, `func (*Router) Get`, the import of
+/// `.config`), found among the file's top level or a class's members;
+/// units new to the file go where the block puts them, between the units
+/// around them. `None` when the block or the file has syntax errors, or
+/// none of its units is one of the file's (the line rules apply).
+///
+/// One reading or none: a name the file has twice, units in another
+/// order, a unit of the file between the first and last shown that the
+/// block leaves out, comments or decorators above a unit, or members of a
+/// class, that the block does not show, and a block that could be the
+/// whole file (it holds half the file's lines and half its top-level
+/// units)
+/// are refused.
+fn by_units(
+    language: Language,
+    file: &str,
+    file_lines: &[&str],
+    lines: &[&str],
+) -> Option<Result<Vec<Spliced>, Refusal>> {
+    let lead = lines.iter().position(|l| !l.trim().is_empty())?;
+    let trail = lines.iter().rposition(|l| !l.trim().is_empty())?;
+    let core = &lines[lead..=trail];
+    let base = indent(core[0]);
+    if !core
+        .iter()
+        .all(|l| l.trim().is_empty() || l.starts_with(base))
+    {
+        return None;
+    }
+    let dedented: Vec<&str> = core
+        .iter()
+        .map(|l| {
+            if l.trim().is_empty() {
+                ""
+            } else {
+                &l[base.len()..]
+            }
+        })
+        .collect();
+    let block = outline(language, &(dedented.join("\n") + "\n"))?;
+    let theirs = outline(language, file)?;
+    let units = &block.containers[0].units;
+    // The container (top level, or a class) that holds the most of the
+    // block's units, each once.
+    let score = |c: &Container| {
+        units
+            .iter()
+            .filter(|u| c.units.iter().filter(|f| f.key == u.key).count() == 1)
+            .count()
+    };
+    let best = theirs.containers.iter().map(score).max().unwrap_or(0);
+    // None of its units is the file's: the line rules may place it by
+    // its lines; if not, their refusal says why.
+    if best == 0 {
+        return None;
+    }
+    let holders: Vec<usize> = (0..theirs.containers.len())
+        .filter(|&c| score(&theirs.containers[c]) == best)
+        .collect();
+    let block_line = |u: &Unit| lead + u.head + 1;
+    let head_text = |u: &Unit| dedented[u.head].trim().to_string();
+    if holders.len() > 1 {
+        // The first unit found in them, and where.
+        let (u, mut places) = units.iter().find_map(|u| {
+            let places: Vec<usize> = holders
+                .iter()
+                .flat_map(|&c| theirs.containers[c].units.iter())
+                .filter(|f| f.key == u.key)
+                .map(|f| f.head + 1)
+                .collect();
+            (!places.is_empty()).then_some((u, places))
+        })?;
+        places.sort_unstable();
+        return Some(Err(Refusal::Places {
+            block_line: block_line(u),
+            text: head_text(u),
+            lines: places,
+        }));
+    }
+    let container = &theirs.containers[holders[0]];
+    // Each block unit's place among the container's units (`None`: new).
+    let mut placed: Vec<Option<usize>> = Vec::with_capacity(units.len());
+    for u in units {
+        let at: Vec<usize> = (0..container.units.len())
+            .filter(|&i| container.units[i].key == u.key)
+            .collect();
+        match at[..] {
+            [] => placed.push(None),
+            [i] => placed.push(Some(i)),
+            _ => {
+                return Some(Err(Refusal::Places {
+                    block_line: block_line(u),
+                    text: head_text(u),
+                    lines: at.iter().map(|&i| container.units[i].head + 1).collect(),
+                }))
+            }
+        }
+    }
+    let mut last: Option<(usize, usize)> = None;
+    for (b, p) in placed.iter().enumerate() {
+        let Some(p) = *p else { continue };
+        if let Some((_, lp)) = last {
+            if p < lp {
+                return Some(Err(Refusal::Order {
+                    block_line: block_line(&units[b]),
+                    text: head_text(&units[b]),
+                    file_line: container.units[p].head + 1,
+                    before: container.units[lp].head + 1,
+                }));
+            }
+        }
+        last = Some((b, p));
+    }
+    let first = placed.iter().flatten().next().copied()?;
+    let (_, end) = last?;
+    // Every unit of the file between the first and last shown is shown,
+    // or rewritten: the one unit the block leaves out between two units
+    // it shows, where the block has one new unit like it (a changed
+    // import, a renamed function). Or the block changes nothing else: its
+    // units are the file's as they are, so what it says is that the units
+    // it leaves out between them are gone.
+    let same_text = |u: &Unit, f: &Unit| {
+        let ours = dedented[u.lines()].iter().map(|l| l.trim());
+        let theirs = file_lines[f.lines()].iter().map(|l| l.trim());
+        ours.eq(theirs)
+    };
+    let only_removes = placed
+        .iter()
+        .zip(units)
+        .all(|(p, u)| p.is_some_and(|p| same_text(u, &container.units[p])));
+    for p in first..=end {
+        if only_removes {
+            break;
+        }
+        if placed.contains(&Some(p)) {
+            continue;
+        }
+        let f = &container.units[p];
+        let gap = |at: &Option<usize>| at.is_some_and(|i| i > p);
+        let after = placed.iter().position(gap).unwrap_or(placed.len());
+        let before = placed[..after]
+            .iter()
+            .rposition(Option::is_some)
+            .map_or(0, |i| i + 1);
+        let gone = (first..=end)
+            .filter(|&q| !placed.contains(&Some(q)))
+            .filter(|&q| placed[..after].iter().flatten().all(|&i| i < q))
+            .filter(|&q| placed[after..].iter().flatten().all(|&i| i > q))
+            .count();
+        // A short statement between two shown units is removed.
+        if !leaves_out(&file_lines[f.lines()], indent(file_lines[f.head]).len()) {
+            continue;
+        }
+        let rewrite = after - before == 1
+            && gone == 1
+            && alike(
+                &dedented[units[before].lines()].join("\n"),
+                &file_lines[f.lines()].join("\n"),
+            );
+        if !rewrite {
+            return Some(Err(Refusal::Unshown {
+                file_line: f.head + 1,
+                text: file_lines[f.head].trim().to_string(),
+            }));
+        }
+    }
+    // A new unit before the first unit shown, or after the last, is put
+    // in next to it, unless it could be a rewrite of the file's unit on
+    // that side, which the block does not show (a changed docstring, a
+    // renamed function): two readings. Only a definition with a new name
+    // and a body unlike its neighbour's, after a unit the block shows, is
+    // plainly new; it goes right after that unit.
+    let first_shown = placed.iter().position(Option::is_some)?;
+    let last_shown = placed.iter().rposition(Option::is_some)?;
+    let edges = [
+        (0..first_shown, first.checked_sub(1), true),
+        (last_shown + 1..units.len(), Some(end + 1), false),
+    ];
+    for (new, neighbour, leading) in edges {
+        let Some(f) = neighbour.and_then(|i| container.units.get(i)) else {
+            continue;
+        };
+        let theirs_text = file_lines[f.lines()].join("\n");
+        for u in &units[new] {
+            let ours = dedented[u.lines()].join("\n");
+            // A statement or comment has no name to tell it new, and code
+            // before the first unit shown has no unit before it in the
+            // block to follow.
+            if leading || u.key.starts_with("text ") || alike(&ours, &theirs_text) {
+                return Some(Err(Refusal::NewOrRewrite {
+                    block_line: block_line(u),
+                    text: head_text(u),
+                    file_line: f.head + 1,
+                    file_text: file_lines[f.head].trim().to_string(),
+                }));
+            }
+        }
+    }
+    for (b, p) in placed.iter().enumerate() {
+        let Some(p) = *p else { continue };
+        if let Err(e) = accounted(&block, &units[b], &theirs, &container.units[p], file_lines) {
+            return Some(Err(e));
+        }
+    }
+    // A block that holds half the file's lines and half its top-level
+    // units, but not all of them, could be the whole new file with the
+    // rest cut (a class that is most of the file, or the imports at its
+    // top, are parts).
+    let code = |ls: &[&str]| ls.iter().filter(|l| !l.trim().is_empty()).count();
+    let top_level = holders[0] == 0;
+    let (from_start, to_end) = (first == 0, end + 1 == container.units.len());
+    let shown = placed.iter().flatten().count();
+    if top_level
+        && !(from_start && to_end)
+        && code(core) * 2 >= code(file_lines)
+        && shown * 2 >= container.units.len()
+    {
+        return Some(Err(Refusal::NotWhole {
+            first: file_lines
+                .iter()
+                .find(|l| !l.trim().is_empty())
+                .map_or(String::new(), |l| l.trim_end().to_string()),
+            last: file_lines
+                .iter()
+                .rfind(|l| !l.trim().is_empty())
+                .map_or(String::new(), |l| l.trim_end().to_string()),
+        }));
+    }
+    let mut span = container.units[first].start..container.units[end].end;
+    // New code before the file's first unit (after its last) takes the
+    // blank lines there too: the block shows where the file begins (ends).
+    if top_level && first == 0 && first_shown > 0 {
+        span.start = 0;
+    }
+    if top_level && to_end && last_shown + 1 < units.len() {
+        span.end = file_lines.len();
+    }
+    // The block's code at the depth of the file's units.
+    let depth = indent(file_lines[container.units[first].head]);
+    let mut text = String::new();
+    for l in &dedented {
+        if !l.is_empty() {
+            text.push_str(depth);
+            text.push_str(l);
+        }
+        text.push('\n');
+    }
+    Some(Ok(vec![(span, text)]))
+}
+
+/// Refuses a block unit that leaves out what its file unit has: the
+/// comments and decorators right above it, or members of a class.
+fn accounted(
+    block: &Outline,
+    b: &Unit,
+    file: &Outline,
+    f: &Unit,
+    file_lines: &[&str],
+) -> Result<(), Refusal> {
+    if f.start < f.head && b.start == b.head {
+        return Err(Refusal::Unshown {
+            file_line: f.start + 1,
+            text: file_lines[f.start].trim().to_string(),
+        });
+    }
+    let (Some(fc), Some(bc)) = (f.members, b.members) else {
+        return Ok(());
+    };
+    let shown = &block.containers[bc].units;
+    for m in &file.containers[fc].units {
+        match shown.iter().find(|s| s.key == m.key) {
+            None => {
+                return Err(Refusal::Unshown {
+                    file_line: m.head + 1,
+                    text: file_lines[m.head].trim().to_string(),
+                })
+            }
+            Some(s) => accounted(block, s, file, m, file_lines)?,
+        }
+    }
+    Ok(())
+}
+
+/// Whether two units' texts are alike enough for one to be a rewrite of
+/// the other: a third of their lines (blanks aside, trimmed) in common.
+fn alike(a: &str, b: &str) -> bool {
+    let (x, y): (Vec<&str>, Vec<&str>) = (
+        a.lines().map(str::trim).filter(|l| !l.is_empty()).collect(),
+        b.lines().map(str::trim).filter(|l| !l.is_empty()).collect(),
+    );
+    let common: usize = similar::capture_diff_slices(similar::Algorithm::Myers, &x, &y)
+        .iter()
+        .map(|op| match op {
+            similar::DiffOp::Equal { len, .. } => *len,
+            _ => 0,
+        })
+        .sum();
+    common > 0 && common * 3 >= x.len().max(y.len())
+}
+
+/// A line's leading blanks.
+fn indent(line: &str) -> &str {
+    &line[..line.len() - line.trim_start().len()]
 }
 
 /// Leading blanks.
@@ -505,17 +947,52 @@ fn unshown(file: &[&str], span: Range<usize>, core: &[&str]) -> Result<(), Refus
             old_index, old_len, ..
         } = op
         {
-            for (i, line) in old.iter().enumerate().skip(old_index).take(old_len) {
-                if !line.trim().is_empty() && depth(line) <= base {
-                    return Err(Refusal::Unshown {
-                        file_line: span.start + i + 1,
-                        text: line.trim().to_string(),
-                    });
-                }
+            let gone = &old[old_index..old_index + old_len];
+            if !leaves_out(gone, base) {
+                continue;
             }
+            let i = (0..old_len)
+                .find(|&i| !gone[i].trim().is_empty() && depth(gone[i]) <= base)
+                .unwrap_or(0);
+            return Err(Refusal::Unshown {
+                file_line: span.start + old_index + i + 1,
+                text: gone[i].trim().to_string(),
+            });
         }
     }
     Ok(())
+}
+
+/// Whether lines a part removes (its neighbours shown side by side) are
+/// code it leaves out rather than removes: a definition (`def`, `class`,
+/// `func`, a decorator) at the part's depth or shallower, or more than
+/// three lines of code. A few statements between two shown lines are
+/// removed, as a diff removes them.
+fn leaves_out(gone: &[&str], base: usize) -> bool {
+    const HEADS: [&str; 16] = [
+        "def ",
+        "async def ",
+        "class ",
+        "func ",
+        "fn ",
+        "pub ",
+        "function ",
+        "impl ",
+        "struct ",
+        "enum ",
+        "trait ",
+        "interface ",
+        "type ",
+        "module ",
+        "@",
+        "export ",
+    ];
+    let depth = |l: &str| l.len() - l.trim_start().len();
+    let code: Vec<&&str> = gone.iter().filter(|l| !l.trim().is_empty()).collect();
+    code.len() > 3
+        || code
+            .iter()
+            .any(|l| depth(l) <= base && HEADS.iter().any(|h| l.trim_start().starts_with(h)))
 }
 
 #[cfg(test)]
@@ -532,17 +1009,17 @@ mod tests {
     }
 
     fn result(block: &str) -> Result<String, Refusal> {
-        read(Some(FILE), block, None).map(|r| apply(FILE, r))
+        read(Some(FILE), block, None, None).map(|r| apply(FILE, r))
     }
 
     #[test]
     fn a_new_file_is_created_unless_code_is_left_out() {
         assert_eq!(
-            read(None, "x = 1\n", None),
+            read(None, "x = 1\n", None, None),
             Ok(Reading::Create("x = 1\n".into()))
         );
         assert_eq!(
-            read(None, "x = 1\n# ... rest\n", None),
+            read(None, "x = 1\n# ... rest\n", None, None),
             Err(Refusal::ElisionInNewFile { line: 2 })
         );
     }
@@ -551,7 +1028,7 @@ mod tests {
     fn the_whole_file_replaces_it() {
         let new = FILE.replace("f.read()", "f.read().strip()");
         assert_eq!(
-            read(Some(FILE), &new, None),
+            read(Some(FILE), &new, None, None),
             Ok(Reading::Whole(new.clone()))
         );
     }
@@ -560,7 +1037,7 @@ mod tests {
     fn a_whole_file_with_a_new_beginning_replaces_it() {
         let new = format!("import sys\n{FILE}");
         assert_eq!(
-            read(Some(FILE), &new, None),
+            read(Some(FILE), &new, None, None),
             Ok(Reading::Whole(new.clone()))
         );
         // Cut short at the end: the whole file, or a part? Refused.
@@ -568,7 +1045,7 @@ mod tests {
             "\ndef main():\n    save('a', load('b'))\n",
             "\ndef main():\n",
         );
-        assert!(read(Some(FILE), &short, None).is_err());
+        assert!(read(Some(FILE), &short, None, None).is_err());
     }
 
     #[test]
@@ -616,7 +1093,7 @@ mod tests {
             Err(Refusal::NotWhole { .. })
         ));
         let file = "a()\nb()\nx()\na()\nb()\n";
-        let got = read(Some(file), "# ...\na()\nb()\nc()\n# ...\n", None);
+        let got = read(Some(file), "# ...\na()\nb()\nc()\n# ...\n", None, None);
         assert_eq!(
             got,
             Err(Refusal::Places {
@@ -663,7 +1140,7 @@ mod tests {
     #[test]
     fn a_path_comment_stays_when_the_file_begins_with_it() {
         let file = "# app.py\nx = 1\nprint(x)\n";
-        let got = read(Some(file), "x = 2\nprint(x)\n", Some("# app.py")).unwrap();
+        let got = read(Some(file), "x = 2\nprint(x)\n", Some("# app.py"), None).unwrap();
         assert_eq!(got, Reading::Whole("# app.py\nx = 2\nprint(x)\n".into()));
     }
 }

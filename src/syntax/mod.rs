@@ -13,6 +13,7 @@ mod neutral;
 mod offside;
 mod regions;
 mod statements;
+pub mod units;
 
 pub use regions::{new_error_line, new_error_line_quick, taken_without_parse, Edit};
 
