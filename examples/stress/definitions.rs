@@ -77,7 +77,10 @@ pub fn spans(d: &Draft) -> Option<Vec<(usize, usize)>> {
                 around(at, at)?
             } else {
                 let inside = innermost(root, &d.lang, at, at + new - 1);
-                let same = old == 0
+                // Code put in inside a definition shows that definition;
+                // whole definitions or statements put in show the code
+                // around them (where they go).
+                let same = old == 0 && inside.is_some()
                     || inside.is_some_and(|a| {
                         innermost(before_root, &d.lang, bt, bt + old - 1)
                             .is_some_and(|b| name(a, &after_text) == name(b, &before_text))
@@ -241,4 +244,35 @@ fn with_comments_above(after: &[String], mut s: usize, lang: &str) -> usize {
         s -= 1;
     }
     s
+}
+
+/// The rows of each string literal of the file after that spans lines
+/// (a docstring, a template): a block leaves such a string out whole or
+/// shows it whole, never an elision line inside it.
+pub fn multiline_strings(d: &Draft) -> Vec<(usize, usize)> {
+    let language: tree_sitter::Language = match d.lang.as_str() {
+        "go" => tree_sitter_go::LANGUAGE.into(),
+        "python" => tree_sitter_python::LANGUAGE.into(),
+        _ => return Vec::new(),
+    };
+    let mut parser = Parser::new();
+    if parser.set_language(&language).is_err() {
+        return Vec::new();
+    }
+    let text = d.after.join("\n") + "\n";
+    let Some(tree) = parser.parse(&text, None) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut stack = vec![tree.root_node()];
+    while let Some(n) = stack.pop() {
+        let (s, e) = (n.start_position().row, n.end_position().row);
+        if n.kind().contains("string") && e > s {
+            out.push((s, e));
+            continue;
+        }
+        let mut cursor = n.walk();
+        stack.extend(n.children(&mut cursor));
+    }
+    out
 }

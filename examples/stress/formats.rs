@@ -11,7 +11,7 @@ use crate::draft::{Draft, Hunk, Seg};
 use crate::rng::Rng;
 
 /// Every format.
-pub const ALL: [&str; 13] = [
+pub const ALL: [&str; 14] = [
     "search_replace",
     "roo_diff",
     "edit_block",
@@ -25,6 +25,7 @@ pub const ALL: [&str; 13] = [
     "code_block",
     "code_block_elided",
     "code_block_units",
+    "code_block_unit_elided",
 ];
 
 /// A chat code block: the whole file, the changes with the rest elided, or
@@ -131,6 +132,15 @@ pub fn render(format: &str, d: &Draft, rng: &mut Rng) -> Option<String> {
             let shown = d.shown();
             for (s, e) in crate::definitions::spans(d)? {
                 let lines: Vec<&str> = shown[s..e].iter().map(String::as_str).collect();
+                out.push_str(&code_block(d, &lines, rng));
+            }
+            out
+        }
+        "code_block_unit_elided" => {
+            let mut out = String::new();
+            for (s, e) in crate::definitions::spans(d)? {
+                let lines = unit_elided(d, s, e);
+                let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
                 out.push_str(&code_block(d, &lines, rng));
             }
             out
@@ -251,6 +261,126 @@ fn elided(d: &Draft) -> Option<Vec<String>> {
         out.push(marker(at));
     }
     Some(out)
+}
+
+/// A changed definition (`after[s..e]`) as models write it with the
+/// code far from the changes left out: its header (comments, decorators,
+/// the line that opens its body), the changes with three lines around
+/// them (widened until they begin and end with unchanged lines), and its
+/// closing line; each stretch between behind an elision line indented
+/// like the code it stands for.
+fn unit_elided(d: &Draft, s: usize, e: usize) -> Vec<String> {
+    let comment = if d.lang == "go" { "//" } else { "#" };
+    let shown = d.shown();
+    // Only one definition is shown so; other spans (statements, several
+    // definitions) are shown whole.
+    let depth = |l: &str| l.len() - l.trim_start().len();
+    let is_above = |l: &str| {
+        let t = l.trim_start();
+        t.starts_with(['#', '@']) || t.starts_with("//")
+    };
+    let Some(k) = (s..e).find(|&i| !shown[i].trim().is_empty() && !is_above(&shown[i])) else {
+        return shown[s..e].to_vec();
+    };
+    let head = shown[k].trim_start();
+    let defines = ["def ", "async def ", "class ", "func "]
+        .iter()
+        .any(|w| head.starts_with(w));
+    let dk = depth(&shown[k]);
+    let one = (k + 1..e).all(|i| {
+        let l = &shown[i];
+        l.trim().is_empty()
+            || depth(l) > dk
+            || i + 1 == e && l.trim() == "}"
+            || depth(l) == dk && l.trim_start().starts_with(')')
+    });
+    if !defines || !one {
+        return shown[s..e].to_vec();
+    }
+    let mut changed = vec![false; e - s];
+    let mut keep = vec![false; e - s];
+    for h in &d.hunks {
+        for (p, n) in changes(h) {
+            let (lo, hi) = if n == 0 {
+                (p.saturating_sub(1), p + 1)
+            } else {
+                (p, p + n)
+            };
+            for i in lo.max(s)..hi.min(e) {
+                changed[i - s] |= n > 0 || i + 1 == p || i == p;
+            }
+            for i in lo.saturating_sub(3).max(s)..(hi + 3).min(e) {
+                keep[i - s] = true;
+            }
+        }
+    }
+    // The header: up to the line that opens the body.
+    let body = (s..e)
+        .find(|&i| {
+            let t = shown[i].trim_end();
+            !t.trim_start().starts_with(['#', '@'])
+                && !t.trim_start().starts_with("//")
+                && t.ends_with([':', '{'])
+        })
+        .unwrap_or(s);
+    for i in s..=body {
+        keep[i - s] = true;
+    }
+    if shown[e - 1].trim() == "}" {
+        keep[e - 1 - s] = true;
+    }
+    // A string over several lines is shown whole or left out whole.
+    for (a, b) in crate::definitions::multiline_strings(d) {
+        let rows = a.max(s)..(b + 1).min(e);
+        if rows.clone().any(|i| keep[i - s]) {
+            for i in rows {
+                keep[i - s] = true;
+            }
+        }
+    }
+    // Each shown stretch begins and ends with unchanged code.
+    let code = |i: usize| !shown[i].trim().is_empty();
+    let mut i = s;
+    while i < e {
+        if !keep[i - s] {
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        while j < e && keep[j - s] {
+            j += 1;
+        }
+        let mut first = (i..j).find(|&k| code(k)).unwrap_or(i);
+        while first > s && changed[first - s] {
+            first -= 1;
+            keep[first - s] = true;
+        }
+        let mut last = (i..j).rev().find(|&k| code(k)).unwrap_or(i);
+        while last + 1 < e && changed[last - s] {
+            last += 1;
+            keep[last - s] = true;
+        }
+        i = j.max(last + 1);
+    }
+    let mut out = Vec::new();
+    let mut i = s;
+    while i < e {
+        if keep[i - s] {
+            out.push(shown[i].clone());
+            i += 1;
+            continue;
+        }
+        let j = (i..e).find(|&k| keep[k - s]).unwrap_or(e);
+        match (i..j).find(|&k| code(k)) {
+            Some(k) => {
+                let indent = &shown[k][..shown[k].len() - shown[k].trim_start().len()];
+                out.push(format!("{indent}{comment} ... existing code ..."));
+            }
+            None => out.extend(shown[i..j].iter().cloned()),
+        }
+        i = j;
+    }
+    out
 }
 
 /// The changes of a hunk: their first line in the file after, and how many

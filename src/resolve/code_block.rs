@@ -70,7 +70,11 @@ pub enum Refusal {
     },
     /// A line the block writes without trailing blanks is on several
     /// lines of the file, written with and without them (1-based).
-    Whitespace { text: String, lines: Vec<usize> },
+    Whitespace {
+        text: String,
+        lines: Vec<usize>,
+        shown: usize,
+    },
     /// None of the block's units (definitions, statements) is in the
     /// file: where its code goes is not determined.
     NoUnit { block_line: usize, text: String },
@@ -212,6 +216,7 @@ fn keep_bytes(old: &[&str], text: &str, first: usize) -> Result<String, Refusal>
             return Err(Refusal::Whitespace {
                 text: t.trim().to_string(),
                 lines: in_old.iter().map(|o| first + o + 1).collect(),
+                shown: in_new.len(),
             });
         }
     }
@@ -314,7 +319,46 @@ fn reading(
         }
     }
     parts.push((start, &lines[start..], before, None));
-    let mut cursor = 0;
+    // A block that opens a definition and leaves part of its body out
+    // (`def load(path):` then `    # ...`) is that definition: its parts
+    // are placed inside it, and a last part with no elision line below
+    // ends where the definition ends.
+    let scope = match parts.first() {
+        Some(&(first_line, part, None, Some(m))) => {
+            opened(&file_lines, part, m, first_line)?.map(|(begin, head, end)| {
+                // The definition's end as its grammar reads it (a string
+                // in its body may have lines at any depth).
+                let parsed = language.and_then(|l| outline(l, file)).and_then(|o| {
+                    o.containers
+                        .iter()
+                        .flat_map(|c| c.units.iter())
+                        .find(|u| u.head == head)
+                        .map(|u| u.end)
+                });
+                begin..parsed.unwrap_or(end)
+            })
+        }
+        _ => None,
+    };
+    // Every part after the first is inside the definition: deeper than
+    // its header, but for a closing line (`}`) that ends the block.
+    let scope = scope.filter(|_| {
+        let d = parts[0]
+            .1
+            .iter()
+            .find(|l| !l.trim().is_empty())
+            .map_or(0, |l| depth(l));
+        let rest: Vec<&str> = parts[1..]
+            .iter()
+            .flat_map(|p| p.1.iter().copied())
+            .collect();
+        let last = rest.iter().rposition(|l| !l.trim().is_empty());
+        rest.iter()
+            .enumerate()
+            .all(|(i, l)| l.trim().is_empty() || depth(l) > d || Some(i) == last && closes(l, d))
+    });
+    let within = scope.clone().map_or(file_lines.len(), |r| r.end);
+    let mut cursor = scope.as_ref().map_or(0, |r| r.start);
     let mut out = Vec::new();
     let count = parts.len();
     for (index, (first_line, part, marked_before, marked_after)) in parts.into_iter().enumerate() {
@@ -328,28 +372,44 @@ fn reading(
             .unwrap_or(lead);
         let core = &part[lead..=trail];
         let block_line = first_line + lead + 1;
-        let span = place(&file_lines, core, cursor, block_line, marked_after)?;
+        let bottom = index + 1 == count && marked_after.is_none();
+        let span = match &scope {
+            // The last part of a definition runs to its end: its last
+            // lines may be new.
+            Some(scope) if bottom => {
+                place_start(&file_lines[..within], core, cursor, block_line)?..scope.end
+            }
+            _ => place(
+                &file_lines[..within],
+                core,
+                cursor,
+                block_line,
+                marked_after,
+            )?,
+        };
         // A block's first part with no elision line above it begins at the
         // file's first line, and its last with none below ends at the
         // file's last, unless they are whole definitions: else the code
-        // beyond could be kept or gone.
+        // beyond could be kept or gone. In a definition, they begin and
+        // end where it does (placed so above).
         let top = index == 0 && marked_before.is_none();
-        let bottom = index + 1 == count && marked_after.is_none();
-        let first_code = file_lines
-            .iter()
-            .position(|l| !l.trim().is_empty())
-            .unwrap_or(0);
-        let last_code = file_lines
-            .iter()
-            .rposition(|l| !l.trim().is_empty())
-            .unwrap_or(0);
-        if (top && span.start != first_code || bottom && span.end != last_code + 1)
-            && !is_definitions(core)
-        {
-            return Err(Refusal::NotWhole {
-                first: edge(&file_lines, false).unwrap_or_default(),
-                last: edge(&file_lines, true).unwrap_or_default(),
-            });
+        if scope.is_none() {
+            let first_code = file_lines
+                .iter()
+                .position(|l| !l.trim().is_empty())
+                .unwrap_or(0);
+            let last_code = file_lines
+                .iter()
+                .rposition(|l| !l.trim().is_empty())
+                .unwrap_or(0);
+            if (top && span.start != first_code || bottom && span.end != last_code + 1)
+                && !is_definitions(core)
+            {
+                return Err(Refusal::NotWhole {
+                    first: edge(&file_lines, false).unwrap_or_default(),
+                    last: edge(&file_lines, true).unwrap_or_default(),
+                });
+            }
         }
         unshown(&file_lines, span.clone(), core)?;
         let mut text = String::new();
@@ -539,6 +599,30 @@ fn by_units(
     // plainly new; it goes right after that unit.
     let first_shown = placed.iter().position(Option::is_some)?;
     let last_shown = placed.iter().rposition(Option::is_some)?;
+    for (b, p) in placed.iter().enumerate() {
+        let Some(p) = *p else { continue };
+        if let Err(e) = accounted(&block, &units[b], &theirs, &container.units[p], file_lines) {
+            return Some(Err(e));
+        }
+    }
+    let top_level = holders[0] == 0;
+    let to_end = end + 1 == container.units.len();
+    // A new beginning: the block runs to the file's end, holds every unit
+    // from its first shown one, and what it puts before them is like what
+    // the file has there (a header, a docstring rewritten): the whole new
+    // file.
+    if top_level && to_end && first > 0 && first_shown > 0 && base.is_empty() {
+        let ours = dedented[..units[first_shown].start].join("\n");
+        let theirs_text = file_lines[..container.units[first].start].join("\n");
+        if alike(&ours, &theirs_text) {
+            let mut text = String::new();
+            for l in &dedented {
+                text.push_str(l);
+                text.push('\n');
+            }
+            return Some(Ok(vec![(0..file_lines.len(), text)]));
+        }
+    }
     let edges = [
         (0..first_shown, first.checked_sub(1), true),
         (last_shown + 1..units.len(), Some(end + 1), false),
@@ -563,19 +647,12 @@ fn by_units(
             }
         }
     }
-    for (b, p) in placed.iter().enumerate() {
-        let Some(p) = *p else { continue };
-        if let Err(e) = accounted(&block, &units[b], &theirs, &container.units[p], file_lines) {
-            return Some(Err(e));
-        }
-    }
     // A block that holds half the file's lines and half its top-level
     // units, but not all of them, could be the whole new file with the
     // rest cut (a class that is most of the file, or the imports at its
     // top, are parts).
     let code = |ls: &[&str]| ls.iter().filter(|l| !l.trim().is_empty()).count();
-    let top_level = holders[0] == 0;
-    let (from_start, to_end) = (first == 0, end + 1 == container.units.len());
+    let from_start = first == 0;
     let shown = placed.iter().flatten().count();
     if top_level
         && !(from_start && to_end)
@@ -668,6 +745,79 @@ fn alike(a: &str, b: &str) -> bool {
 /// A line's leading blanks.
 fn indent(line: &str) -> &str {
     &line[..line.len() - line.trim_start().len()]
+}
+
+/// The file lines of the definition a block's first part opens (its
+/// first line, header line, and one past its last line), when
+/// the part is a definition's header (comments and decorators above it,
+/// the line that opens its body) and body lines, and the elision line
+/// after it (`marker` its depth) is in the body. The header is placed by
+/// its lines; the definition runs over deeper and blank lines, a line
+/// that closes its signature and opens its body (`) -> int:`, `) error {`),
+/// and its closing line (`}`, `end`).
+fn opened(
+    file: &[&str],
+    part: &[&str],
+    marker: usize,
+    first_line: usize,
+) -> Result<Option<(usize, usize, usize)>, Refusal> {
+    let Some(lead) = part.iter().position(|l| !l.trim().is_empty()) else {
+        return Ok(None);
+    };
+    let trail = part
+        .iter()
+        .rposition(|l| !l.trim().is_empty())
+        .unwrap_or(lead);
+    let core = &part[lead..=trail];
+    let d = depth(core[0]);
+    let opens = |l: &str| l.trim_end().ends_with([':', '{']);
+    let above = |l: &str| {
+        let t = l.trim_start();
+        t.starts_with('@') || t.starts_with('#') || t.starts_with("//")
+    };
+    // The definition's own line (after comments and decorators), and the
+    // line that opens its body (a signature may run over lines).
+    let Some(k) = core.iter().position(|l| at(l, d) && !above(l)) else {
+        return Ok(None);
+    };
+    let Some(h) = (k..core.len()).find(|&i| opens(core[i])) else {
+        return Ok(None);
+    };
+    let header_ok = core[..k]
+        .iter()
+        .all(|l| l.trim().is_empty() || at(l, d) && above(l))
+        && core[k + 1..=h]
+            .iter()
+            .all(|l| l.trim().is_empty() || depth(l) >= d);
+    let body_ok = core[h + 1..]
+        .iter()
+        .all(|l| l.trim().is_empty() || depth(l) > d);
+    if marker <= d || !header_ok || !body_ok {
+        return Ok(None);
+    }
+    let begin = place_start(file, core, 0, first_line + lead + 1)?;
+    let head = begin + k;
+    if begin + h >= file.len() || !same(file[begin + h], core[h]) {
+        return Ok(None);
+    }
+    let mut end = begin + h + 1;
+    while end < file.len() {
+        let l = file[end];
+        let inside = l.trim().is_empty() || depth(l) > d;
+        if inside || closes(l, d) && opens(l) && end == begin + h + 1 {
+            end += 1;
+        } else {
+            if closes(l, d) {
+                end += 1;
+            }
+            break;
+        }
+    }
+    // Trailing blank lines are the code after it.
+    while end > begin + h + 1 && file[end - 1].trim().is_empty() {
+        end -= 1;
+    }
+    Ok(Some((begin, head, end)))
 }
 
 /// Leading blanks.
@@ -1142,5 +1292,101 @@ mod tests {
         let file = "# app.py\nx = 1\nprint(x)\n";
         let got = read(Some(file), "x = 2\nprint(x)\n", Some("# app.py"), None).unwrap();
         assert_eq!(got, Reading::Whole("# app.py\nx = 2\nprint(x)\n".into()));
+    }
+
+    fn py(file: &str, block: &str) -> Result<String, Refusal> {
+        read(Some(file), block, None, Some(Language::Python)).map(|r| apply(file, r))
+    }
+
+    #[test]
+    fn units_replace_their_namesakes_and_new_ones_follow_their_sibling() {
+        let file = "import os\n\n\nclass A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n";
+        // A method at column 0, its signature changed: reindented in place.
+        let got = py(file, "def f(self, x):\n    return x\n").unwrap();
+        assert_eq!(
+            got,
+            file.replace(
+                "    def f(self):\n        return 1",
+                "    def f(self, x):\n        return x"
+            )
+        );
+        // A new method after the one shown goes right after it.
+        let got = py(
+            file,
+            "    def g(self):\n        return 2\n\n    def h(self):\n        return 3\n",
+        )
+        .unwrap();
+        assert!(
+            got.ends_with("        return 2\n\n    def h(self):\n        return 3\n"),
+            "{got}"
+        );
+        // A new method before the first one shown: new, or a rename of
+        // the method above it? Refused; first in its class, it is new.
+        assert!(matches!(
+            py(
+                file,
+                "    def e(self):\n        return 0\n\n    def g(self):\n        return 2\n"
+            ),
+            Err(Refusal::NewOrRewrite { file_line: 5, .. })
+        ));
+        let got = py(
+            file,
+            "    def e(self):\n        return 0\n\n    def f(self):\n        return 1\n",
+        )
+        .unwrap();
+        assert!(
+            got.contains("class A:\n    def e(self):\n        return 0\n\n    def f(self):"),
+            "{got}"
+        );
+    }
+
+    #[test]
+    fn units_out_of_order_or_left_out_are_refused() {
+        let file = "import os\n\n\ndef a():\n    pass\n\n\ndef b():\n    pass\n\n\ndef c():\n    pass\n\n\nX = 1\n";
+        assert!(matches!(
+            py(file, "def c():\n    pass\n\n\ndef a():\n    return 1\n"),
+            Err(Refusal::Order { .. })
+        ));
+        assert_eq!(
+            py(file, "def a():\n    return 1\n\n\ndef c():\n    pass\n"),
+            Err(Refusal::Unshown {
+                file_line: 8,
+                text: "def b():".into()
+            })
+        );
+    }
+
+    #[test]
+    fn trailing_whitespace_the_block_drops_is_kept_or_refused_when_unsure() {
+        let file = "a = 1  \nb = 2\n";
+        assert_eq!(
+            keep_bytes(&["a = 1  ", "b = 2"], "a = 1\nb = 3\n", 0).unwrap(),
+            "a = 1  \nb = 3\n"
+        );
+        // The block writes `x` twice, the file once with a trailing blank:
+        // which copy is the file's line is not determined.
+        assert!(matches!(
+            keep_bytes(&["x ", "y"], "x\nx\ny\n", 0),
+            Err(Refusal::Whitespace { shown: 2, .. })
+        ));
+        let _ = file;
+    }
+
+    #[test]
+    fn a_block_that_opens_a_definition_stays_inside_it() {
+        let file = "def f():\n    x = 1\n    return x\n\n\ndef g():\n    x = 1\n    return x\n";
+        // The part after `# ...` matches in f and in g; the block opened g.
+        let got = read(
+            Some(file),
+            "def g():\n    # ...\n    x = 1\n    return x + 1\n",
+            None,
+            None,
+        )
+        .map(|r| apply(file, r))
+        .unwrap();
+        assert_eq!(
+            got,
+            "def f():\n    x = 1\n    return x\n\n\ndef g():\n    x = 1\n    return x + 1\n"
+        );
     }
 }

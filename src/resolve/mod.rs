@@ -567,11 +567,11 @@ impl<'o, 'c> FileResolver<'o, 'c> {
                             "the block would remove line {file_line} (`{text}`), which it does not show; show that line, or mark the code left out with `{elide}`"
                         ),
                     ),
-                    Refusal::Whitespace { text, lines } => (
+                    Refusal::Whitespace { text, lines, shown } => (
                         ErrorKind::Ambiguous,
                         lines.clone(),
                         format!(
-                            "the block's line `{text}` is on lines {} of the file, written with and without trailing whitespace, so which of them it keeps is not determined; remove the trailing whitespace from those lines of the file, or give the edit as SEARCH/REPLACE",
+                            "the block writes `{text}` {shown} time(s) without trailing whitespace, and the file has it on line(s) {}, some with trailing whitespace: which of the block's lines is which file line (and keeps its bytes) is not determined; remove the trailing whitespace from those lines of the file, or give the edit as SEARCH/REPLACE",
                             lines.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(", ")
                         ),
                     ),
