@@ -377,3 +377,59 @@ fn elision_open_count_and_piece_not_found() {
         .join("\n");
     insta::assert_snapshot!(text);
 }
+
+/// A chat code block naming `path`.
+fn chat(path: &str, body: &str) -> String {
+    format!("Here is the change.\n\n```python {path}\n{body}```\n")
+}
+
+const SHOP: &[u8] = b"import os\n\n\n# Carts.\nclass Cart:\n    def add(self, item):\n        self.items.append(item)\n\n    def total(self):\n        return 0\n\n\nclass Order:\n    def total(self):\n        return 1\n\n    def items(self):\n        return []\n\n\ndef main():\n    pass\n";
+
+#[test]
+fn code_block_unit_fits_two_places() {
+    insta::assert_snapshot!(errors(
+        &[("shop.py", SHOP)],
+        &chat("shop.py", "    def total(self):\n        return 2\n")
+    ));
+}
+
+#[test]
+fn code_block_new_unit_or_rewrite() {
+    insta::assert_snapshot!(errors(
+        &[("shop.py", SHOP)],
+        &chat(
+            "shop.py",
+            "def start():\n    run()\n\n\ndef main():\n    start()\n"
+        )
+    ));
+}
+
+#[test]
+fn code_block_leaves_out_a_definition() {
+    insta::assert_snapshot!(errors(
+        &[("shop.py", SHOP)],
+        &chat(
+            "shop.py",
+            "class Order:\n    def total(self):\n        return 2\n\n    def count(self):\n        return 0\n"
+        )
+    ));
+}
+
+#[test]
+fn code_block_comment_above_not_shown() {
+    insta::assert_snapshot!(errors(
+        &[("shop.py", SHOP)],
+        &chat("shop.py", "class Cart:\n    def add(self, item):\n        self.items.insert(0, item)\n\n    def total(self):\n        return 0\n")
+    ));
+}
+
+#[test]
+fn code_block_whitespace_copies() {
+    insta::assert_snapshot!(errors(
+        &[(
+            "app.py",
+            b"import os\n\nx = 1 \ny = 2\n\n\ndef f():\n    return 1\n" as &[u8]
+        )],
+        &chat("app.py", "# ...\nx = 1\nx = 1\ny = 2\n# ...\n")
+    ));
+}

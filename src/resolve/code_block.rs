@@ -68,6 +68,20 @@ pub enum Refusal {
         file_line: usize,
         file_text: String,
     },
+    /// A unit the block shows is named twice in the file (1-based lines):
+    /// a method two classes have.
+    Namesakes {
+        block_line: usize,
+        text: String,
+        lines: Vec<usize>,
+    },
+    /// The file has comments or decorators right above a unit (from
+    /// 1-based `file_line`) that the block shows without them.
+    Above {
+        file_line: usize,
+        text: String,
+        unit: String,
+    },
     /// A line the block writes without trailing blanks is on several
     /// lines of the file, written with and without them (1-based).
     Whitespace {
@@ -498,7 +512,7 @@ fn by_units(
             (!places.is_empty()).then_some((u, places))
         })?;
         places.sort_unstable();
-        return Some(Err(Refusal::Places {
+        return Some(Err(Refusal::Namesakes {
             block_line: block_line(u),
             text: head_text(u),
             lines: places,
@@ -515,7 +529,7 @@ fn by_units(
             [] => placed.push(None),
             [i] => placed.push(Some(i)),
             _ => {
-                return Some(Err(Refusal::Places {
+                return Some(Err(Refusal::Namesakes {
                     block_line: block_line(u),
                     text: head_text(u),
                     lines: at.iter().map(|&i| container.units[i].head + 1).collect(),
@@ -702,9 +716,10 @@ fn accounted(
     file_lines: &[&str],
 ) -> Result<(), Refusal> {
     if f.start < f.head && b.start == b.head {
-        return Err(Refusal::Unshown {
+        return Err(Refusal::Above {
             file_line: f.start + 1,
             text: file_lines[f.start].trim().to_string(),
+            unit: file_lines[f.head].trim().to_string(),
         });
     }
     let (Some(fc), Some(bc)) = (f.members, b.members) else {

@@ -567,6 +567,21 @@ impl<'o, 'c> FileResolver<'o, 'c> {
                             "the block would remove line {file_line} (`{text}`), which it does not show; show that line, or mark the code left out with `{elide}`"
                         ),
                     ),
+                    Refusal::Namesakes { block_line, text, lines } => (
+                        ErrorKind::Ambiguous,
+                        lines.clone(),
+                        format!(
+                            "the block's line {block_line} (`{text}`) names code the file has at lines {}; show the line of its class (or what holds it) above it, and mark the rest with `{elide}`",
+                            lines.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(", ")
+                        ),
+                    ),
+                    Refusal::Above { file_line, text, unit } => (
+                        ErrorKind::Ambiguous,
+                        vec![file_line],
+                        format!(
+                            "the file has line {file_line} (`{text}`) right above `{unit}`, which the block shows without it: kept, or removed with the rewrite? show it (as it should be) above `{unit}`"
+                        ),
+                    ),
                     Refusal::Whitespace { text, lines, shown } => (
                         ErrorKind::Ambiguous,
                         lines.clone(),
