@@ -2,8 +2,11 @@
 
 use serde::Serialize;
 
+use std::ops::Range;
+
 use crate::engine::{FileChange, Options, Outcome};
 use crate::error::EditError;
+use crate::plan::TextEdit;
 
 /// The CLI's JSON report (`FORMATS.md` §7).
 #[derive(Debug, Serialize)]
@@ -74,6 +77,14 @@ pub fn unified_diff(change: &FileChange) -> String {
     } else {
         format!("b/{}", change.path)
     };
+    // Several edits: diff only the lines around each (the plan says where
+    // they are), not the stretch from the first to the last.
+    let edits = change.edits.as_slice();
+    if change.before.is_some() && change.after.is_some() && edits.len() > 1 {
+        if let Some(body) = edit_windows_diff(before, after, edits, &old_name, &new_name) {
+            return body;
+        }
+    }
     // Diff only the lines between the common head and tail (plus context):
     // a one-line change in a 10 MB file must not tokenize the whole file.
     let (skip, before, after) = changed_window(before, after, DIFF_CONTEXT);
@@ -100,6 +111,94 @@ pub fn unified_diff(change: &FileChange) -> String {
 
 /// Lines of context around each change in diffs.
 const DIFF_CONTEXT: usize = 3;
+
+/// The unified diff of `before` → `after` made of one diff per cluster of
+/// `edits` (sorted, apart, taking `before` to `after`): the lines each
+/// cluster touches with [`DIFF_CONTEXT`] lines around, clusters closer
+/// than twice that joined (as one diff of the whole would join their
+/// hunks). `None` when the edits do not give `after`.
+fn edit_windows_diff(
+    before: &str,
+    after: &str,
+    edits: &[TextEdit],
+    old_name: &str,
+    new_name: &str,
+) -> Option<String> {
+    let b = before.as_bytes();
+    // Line starts of `before`, found once (memchr).
+    let mut starts = vec![0];
+    starts.extend(memchr::memchr_iter(b'\n', b).map(|i| i + 1));
+    if starts.last() == Some(&before.len()) && !before.is_empty() {
+        starts.pop();
+    }
+    let line_of = |at: usize| starts.partition_point(|&s| s <= at).saturating_sub(1);
+    let lines = starts.len();
+    // Clusters of edits: their first and last lines, widened by context.
+    let mut clusters: Vec<(usize, usize, Range<usize>)> = Vec::new();
+    for (k, e) in edits.iter().enumerate() {
+        let first = line_of(e.range.start);
+        let last =
+            line_of(e.range.end.max(e.range.start + 1).min(before.len().max(1)) - 1).max(first);
+        let (lo, hi) = (
+            first.saturating_sub(DIFF_CONTEXT),
+            (last + DIFF_CONTEXT).min(lines.saturating_sub(1)),
+        );
+        match clusters.last_mut() {
+            Some(c) if lo <= c.1 + 1 => {
+                c.1 = c.1.max(hi);
+                c.2.end = k + 1;
+            }
+            _ => clusters.push((lo, hi, k..k + 1)),
+        }
+    }
+    let byte_of = |line: usize| starts.get(line).copied().unwrap_or(before.len());
+    let mut out = String::new();
+    let mut delta: isize = 0; // lines added before the cluster
+    let mut rebuilt_len: isize = before.len() as isize;
+    for (lo, hi, range) in clusters {
+        let (bs, be) = (byte_of(lo), byte_of(hi + 1));
+        let mut new = String::with_capacity(be - bs);
+        let mut at = bs;
+        let mut added: isize = 0;
+        for e in &edits[range] {
+            if e.range.start < at || e.range.end > be {
+                return None;
+            }
+            new.push_str(&before[at..e.range.start]);
+            new.push_str(&e.text);
+            at = e.range.end;
+            let lines_in = |t: &str| memchr::memchr_iter(b'\n', t.as_bytes()).count() as isize;
+            added += lines_in(&e.text) - lines_in(&before[e.range.clone()]);
+            rebuilt_len += e.text.len() as isize - e.range.len() as isize;
+        }
+        new.push_str(&before[at..be]);
+        let old = &before[bs..be];
+        let diff = similar::TextDiff::from_lines(old, new.as_str());
+        let body = diff
+            .unified_diff()
+            .context_radius(DIFF_CONTEXT)
+            .header(old_name, new_name)
+            .to_string();
+        let new_lo = (lo as isize + delta).max(0) as usize;
+        let first_cluster = out.is_empty();
+        for (i, line) in body.split_inclusive('\n').enumerate() {
+            // The `---`/`+++` header once, from the first cluster's diff.
+            if i < 2 && (line.starts_with("--- ") || line.starts_with("+++ ")) {
+                if first_cluster {
+                    out.push_str(line);
+                }
+                continue;
+            }
+            match shifted_header_by(line, lo, new_lo) {
+                Some(h) => out.push_str(&h),
+                None => out.push_str(line),
+            }
+        }
+        delta += added;
+    }
+    // The edits must give `after` (a cheap check: its length).
+    (rebuilt_len == after.len() as isize).then_some(out)
+}
 
 /// Cuts the common leading and trailing lines of `before` and `after`,
 /// keeping `context` of them on each side: the number of leading lines
@@ -159,20 +258,30 @@ fn shift_hunk_headers(diff: &str, skip: usize) -> String {
 }
 
 fn shifted_header(line: &str, skip: usize) -> Option<String> {
+    shifted_header_by(line, skip, skip)
+}
+
+/// A `@@ -a,b +c,d @@` header with `old` added to `a` and `new` to `c`.
+fn shifted_header_by(line: &str, old_skip: usize, new_skip: usize) -> Option<String> {
     let rest = line.strip_prefix("@@ -")?;
     let (old, rest) = rest.split_once(" +")?;
     let (new, rest) = rest.split_once(" @@")?;
-    let shift = |range: &str| -> Option<String> {
+    let shift = |range: &str, skip: usize| -> Option<String> {
         let (start, len) = match range.split_once(',') {
             Some((s, l)) => (s.parse::<usize>().ok()?, Some(l)),
             None => (range.parse::<usize>().ok()?, None),
         };
+        // An empty side (`-0,0`) names the line before: shifted alike.
         Some(match len {
             Some(l) => format!("{},{l}", start + skip),
             None => (start + skip).to_string(),
         })
     };
-    Some(format!("@@ -{} +{} @@{rest}", shift(old)?, shift(new)?))
+    Some(format!(
+        "@@ -{} +{} @@{rest}",
+        shift(old, old_skip)?,
+        shift(new, new_skip)?
+    ))
 }
 
 /// Colors a unified diff for a terminal.
@@ -278,6 +387,48 @@ mod tests {
         ];
         for (before, after) in cases {
             assert_eq!(windowed_diff(&before, &after), full_diff(&before, &after));
+        }
+    }
+
+    #[test]
+    fn per_edit_diff_matches_the_whole_diff() {
+        let lines: String = (0..200).map(|i| format!("line {i}\n")).collect();
+        let at = |n: usize| lines.find(&format!("line {n}\n")).unwrap();
+        let len = |n: usize| format!("line {n}\n").len();
+        let edit = |n: usize, text: &str| TextEdit {
+            range: at(n)..at(n) + len(n),
+            text: text.to_string(),
+        };
+        let cases: Vec<Vec<TextEdit>> = vec![
+            // Far apart: two hunks.
+            vec![edit(10, "ten\n"), edit(150, "")],
+            // Close: one hunk.
+            vec![edit(10, "ten\n"), edit(14, "fourteen\nmore\n")],
+            // At both ends, lines added and removed.
+            vec![edit(0, ""), edit(60, "a\nb\nc\n"), edit(199, "last")],
+            // Inserts only.
+            vec![
+                TextEdit {
+                    range: at(3)..at(3),
+                    text: "x\n".into(),
+                },
+                TextEdit {
+                    range: at(100)..at(100),
+                    text: "y\n".into(),
+                },
+            ],
+        ];
+        for edits in cases {
+            let mut after = String::new();
+            let mut from = 0;
+            for e in &edits {
+                after.push_str(&lines[from..e.range.start]);
+                after.push_str(&e.text);
+                from = e.range.end;
+            }
+            after.push_str(&lines[from..]);
+            let got = edit_windows_diff(&lines, &after, &edits, "a", "b").unwrap();
+            assert_eq!(got, full_diff(&lines, &after), "{edits:?}");
         }
     }
 }

@@ -225,9 +225,12 @@ impl<'o> Doc<'o> {
             }
         }
         let mut hits = Vec::new();
+        // One searcher for every window (building one costs as much as
+        // searching a small window).
+        let finder = memmem::Finder::new(needle.as_bytes());
         for w in windows {
             let text = self.slice(w.clone());
-            for pos in find_overlapping(text.as_bytes(), needle.as_bytes()) {
+            for pos in find_overlapping_with(&finder, text.as_bytes()) {
                 let start = w.start + pos;
                 if !self.inside_one_orig_piece(start, needle.len()) {
                     hits.push(start);
@@ -349,7 +352,11 @@ impl<'o> Doc<'o> {
 /// Every start of `needle` in `haystack`, overlapping occurrences included
 /// (`"}\n}"` is twice in `"}\n}\n}"`: an ambiguity, not one match).
 pub fn find_overlapping(haystack: &[u8], needle: &[u8]) -> Vec<usize> {
-    let finder = memmem::Finder::new(needle);
+    find_overlapping_with(&memmem::Finder::new(needle), haystack)
+}
+
+/// [`find_overlapping`] with a searcher built once for its needle.
+pub fn find_overlapping_with(finder: &memmem::Finder, haystack: &[u8]) -> Vec<usize> {
     let mut hits = Vec::new();
     let mut from = 0;
     while let Some(pos) = haystack.get(from..).and_then(|h| finder.find(h)) {
