@@ -34,7 +34,54 @@ impl Style {
         while !text.is_char_boundary(end) {
             end -= 1;
         }
-        Style::infer_lines(text[..end].lines()).unwrap_or(Style::Spaces(4))
+        // One pass over the bytes (what `infer_lines` does over `lines()`,
+        // without collecting them: it runs once per file).
+        let sample = &text[..end];
+        let bytes = sample.as_bytes();
+        let (mut tabs, mut spaces) = (0usize, 0usize);
+        let mut steps = [0usize; 9];
+        let mut prev: Option<usize> = None;
+        let mut from = 0;
+        while from < bytes.len() {
+            let to = memchr::memchr(b'\n', &bytes[from..]).map_or(bytes.len(), |i| from + i);
+            let line = &bytes[from..to];
+            from = to + 1;
+            let ind = line
+                .iter()
+                .take_while(|&&b| b == b' ' || b == b'\t')
+                .count();
+            let rest = &line[ind..];
+            let blank = if rest.is_ascii() {
+                rest.iter().all(u8::is_ascii_whitespace)
+            } else {
+                std::str::from_utf8(rest).is_ok_and(|r| r.trim().is_empty())
+            };
+            if blank {
+                continue;
+            }
+            if line[0] == b'\t' {
+                tabs += 1;
+            } else if line.starts_with(b"  ") {
+                spaces += 1;
+            }
+            if line[..ind].contains(&b'\t') {
+                prev = None;
+                continue;
+            }
+            if let Some(p) = prev {
+                if ind > p && ind - p <= 8 {
+                    steps[ind - p] += 1;
+                }
+            }
+            prev = Some(ind);
+        }
+        if tabs == 0 && spaces == 0 {
+            return Style::Spaces(4);
+        }
+        if tabs > spaces {
+            return Style::Tabs;
+        }
+        Style::Spaces(step_unit(&steps).unwrap_or(4))
     }
 
     /// The style shown by some lines, `None` when they show none.
@@ -292,5 +339,24 @@ mod tests {
         ));
         assert_eq!(Style::Tabs.render(2 * TAB_LEVEL + 1), Some("\t\t ".into()));
         assert_eq!(Style::Spaces(4).render(-1), None);
+    }
+
+    #[test]
+    fn one_pass_inference_reads_as_the_lines_do() {
+        let texts = [
+            "func f() {\n\tif x {\n\t\treturn\n\t}\n}\n",
+            "def f():\r\n    if x:\r\n        return\r\n   \r\n    y = 1\r\n",
+            "a\n  b\n    c\n\t\td\n  \u{a0}\n      e\n",
+            "\n\n",
+            "",
+            "x\n \t y\n   z\n",
+        ];
+        for t in texts {
+            assert_eq!(
+                Style::infer(t),
+                Style::infer_lines(t.lines()).unwrap_or(Style::Spaces(4)),
+                "{t:?}"
+            );
+        }
     }
 }
