@@ -110,6 +110,11 @@ pub enum Refusal {
     },
 }
 
+/// Files larger than this are not outlined (a parse of 1 MB takes about
+/// 0.1 s, and a response may hold a block per function): the line rules
+/// read their blocks.
+const OUTLINE_MAX_BYTES: usize = 1 << 20;
+
 /// File lines (0-based) and the text put in their place.
 type Spliced = (Range<usize>, String);
 
@@ -342,13 +347,16 @@ fn reading(
             opened(&file_lines, part, m, first_line)?.map(|(begin, head, end)| {
                 // The definition's end as its grammar reads it (a string
                 // in its body may have lines at any depth).
-                let parsed = language.and_then(|l| outline(l, file)).and_then(|o| {
-                    o.containers
-                        .iter()
-                        .flat_map(|c| c.units.iter())
-                        .find(|u| u.head == head)
-                        .map(|u| u.end)
-                });
+                let parsed = language
+                    .filter(|_| file.len() <= OUTLINE_MAX_BYTES)
+                    .and_then(|l| outline(l, file))
+                    .and_then(|o| {
+                        o.containers
+                            .iter()
+                            .flat_map(|c| c.units.iter())
+                            .find(|u| u.head == head)
+                            .map(|u| u.end)
+                    });
                 begin..parsed.unwrap_or(end)
             })
         }
@@ -479,6 +487,9 @@ fn by_units(
         })
         .collect();
     let block = outline(language, &(dedented.join("\n") + "\n"))?;
+    if file.len() > OUTLINE_MAX_BYTES {
+        return None;
+    }
     let theirs = outline(language, file)?;
     let units = &block.containers[0].units;
     // The container (top level, or a class) that holds the most of the
