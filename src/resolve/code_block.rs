@@ -89,9 +89,6 @@ pub enum Refusal {
         lines: Vec<usize>,
         shown: usize,
     },
-    /// None of the block's units (definitions, statements) is in the
-    /// file: where its code goes is not determined.
-    NoUnit { block_line: usize, text: String },
     /// The block shows units in another order than the file has them
     /// (1-based): moved, or each put in its place.
     Order {
@@ -195,7 +192,7 @@ fn keep_bytes(old: &[&str], text: &str, first: usize) -> Result<String, Refusal>
     // Old and new lines the diff lines up.
     let mut matched_old = vec![false; old.len()];
     let mut matched_new = vec![false; new.len()];
-    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &a, &b) {
+    for op in diff_lines(&a, &b) {
         if let similar::DiffOp::Equal {
             old_index,
             new_index,
@@ -211,15 +208,24 @@ fn keep_bytes(old: &[&str], text: &str, first: usize) -> Result<String, Refusal>
             }
         }
     }
-    let mut checked: std::collections::HashSet<&str> = Default::default();
-    for n in 0..new.len() {
-        let t = b[n];
-        if !bare(n) || t.is_empty() || !checked.insert(t) {
-            continue;
+    // Where each text is: the file's lines, and the block's bare ones.
+    let mut lines_of: std::collections::HashMap<&str, (Vec<usize>, Vec<usize>)> =
+        Default::default();
+    for (m, t) in b.iter().enumerate() {
+        if bare(m) && !t.is_empty() {
+            lines_of.entry(t).or_default().1.push(m);
         }
-        let in_old: Vec<usize> = (0..old.len()).filter(|&o| a[o] == t).collect();
-        let in_new: Vec<usize> = (0..new.len()).filter(|&m| b[m] == t && bare(m)).collect();
-        if in_old.iter().all(|&o| old[o] == a[o]) {
+    }
+    for (o, t) in a.iter().enumerate() {
+        if let Some(at) = lines_of.get_mut(t) {
+            at.0.push(o);
+        }
+    }
+    // In the block's order, so a refusal names the first such line.
+    let mut texts: Vec<_> = lines_of.iter().collect();
+    texts.sort_unstable_by_key(|(_, at)| at.1[0]);
+    for (&t, (in_old, in_new)) in texts {
+        if in_old.is_empty() || in_old.iter().all(|&o| old[o] == a[o]) {
             // The file writes it bare too.
             continue;
         }
@@ -239,11 +245,7 @@ fn keep_bytes(old: &[&str], text: &str, first: usize) -> Result<String, Refusal>
             });
         }
     }
-    let mut text_out = String::with_capacity(text.len());
-    for line in out {
-        text_out.push_str(line);
-        text_out.push('\n');
-    }
+    let mut text_out = with_breaks(out);
     if !text.ends_with('\n') && text_out.ends_with('\n') {
         text_out.pop();
     }
@@ -269,15 +271,6 @@ fn reading(
     };
     let lines: Vec<&str> = content.lines().collect();
     let marked = lines.iter().any(|l| elision::marker(l).is_some());
-    let edge = |ls: &[&str], last: bool| {
-        let mut it: Box<dyn Iterator<Item = &&str>> = if last {
-            Box::new(ls.iter().rev())
-        } else {
-            Box::new(ls.iter())
-        };
-        it.find(|l| !l.trim().is_empty())
-            .map(|l| l.trim_end().to_string())
-    };
     // A file of up to three lines, and a block at least as long: a rewrite.
     let code = |ls: &[&str]| ls.iter().filter(|l| !l.trim().is_empty()).count();
     // A changed beginning (imports added, a header rewritten): a rewrite
@@ -298,7 +291,8 @@ fn reading(
         return Ok(Reading::Whole(content));
     }
     // With no elision line, a block that is not the whole file is a part
-    // only when it is whole definitions; otherwise it reads two ways (the
+    // only when it is units of the file (read by its grammar) or, by the
+    // line rules, whole definitions; otherwise it reads two ways (the
     // whole new file, or a part with the rest kept).
     if !marked {
         if let Some(language) = language {
@@ -306,23 +300,13 @@ fn reading(
                 return read.map(Reading::Parts);
             }
         }
-        let core: Vec<&str> = {
-            let lead = lines.iter().position(|l| !l.trim().is_empty()).unwrap_or(0);
-            let trail = lines
-                .iter()
-                .rposition(|l| !l.trim().is_empty())
-                .unwrap_or(0);
-            lines[lead..=trail.max(lead)].to_vec()
-        };
-        let definitions = !core.is_empty() && {
+        let definitions = code_edges(&lines).is_some_and(|(lead, trail)| {
+            let core = &lines[lead..=trail];
             let d = depth(core[0]);
-            core.iter().all(|l| l.trim().is_empty() || depth(l) >= d) && is_definitions(&core)
-        };
+            core.iter().all(|l| l.trim().is_empty() || depth(l) >= d) && is_definitions(core)
+        });
         if !definitions {
-            return Err(Refusal::NotWhole {
-                first: edge(&file_lines, false).unwrap_or_default(),
-                last: edge(&file_lines, true).unwrap_or_default(),
-            });
+            return Err(not_whole(&file_lines));
         }
     }
     // The parts between elision lines: their first block line, and the
@@ -380,18 +364,15 @@ fn reading(
             .all(|(i, l)| l.trim().is_empty() || depth(l) > d || Some(i) == last && closes(l, d))
     });
     let within = scope.clone().map_or(file_lines.len(), |r| r.end);
+    let (first_code, last_code) = code_edges(&file_lines).unwrap_or((0, 0));
     let mut cursor = scope.as_ref().map_or(0, |r| r.start);
     let mut out = Vec::new();
     let count = parts.len();
     for (index, (first_line, part, marked_before, marked_after)) in parts.into_iter().enumerate() {
         // Blank lines at a part's edges belong to the code left out.
-        let Some(lead) = part.iter().position(|l| !l.trim().is_empty()) else {
+        let Some((lead, trail)) = code_edges(part) else {
             continue;
         };
-        let trail = part
-            .iter()
-            .rposition(|l| !l.trim().is_empty())
-            .unwrap_or(lead);
         let core = &part[lead..=trail];
         let block_line = first_line + lead + 1;
         let bottom = index + 1 == count && marked_after.is_none();
@@ -415,40 +396,23 @@ fn reading(
         // beyond could be kept or gone. In a definition, they begin and
         // end where it does (placed so above).
         let top = index == 0 && marked_before.is_none();
-        if scope.is_none() {
-            let first_code = file_lines
-                .iter()
-                .position(|l| !l.trim().is_empty())
-                .unwrap_or(0);
-            let last_code = file_lines
-                .iter()
-                .rposition(|l| !l.trim().is_empty())
-                .unwrap_or(0);
-            if (top && span.start != first_code || bottom && span.end != last_code + 1)
-                && !is_definitions(core)
-            {
-                return Err(Refusal::NotWhole {
-                    first: edge(&file_lines, false).unwrap_or_default(),
-                    last: edge(&file_lines, true).unwrap_or_default(),
-                });
-            }
+        if scope.is_none()
+            && (top && span.start != first_code || bottom && span.end != last_code + 1)
+            && !is_definitions(core)
+        {
+            return Err(not_whole(&file_lines));
         }
         unshown(&file_lines, span.clone(), core)?;
-        let mut text = String::new();
-        for l in core {
-            text.push_str(l);
-            text.push('\n');
-        }
         cursor = span.end;
-        out.push((span, text));
+        out.push((span, with_breaks(core.iter().copied())));
     }
     Ok(Reading::Parts(out))
 }
 
 /// A block with no elision line read by its units (tree-sitter): each
 /// definition or statement it shows replaces the file's unit of the same
-/// kind and name (`def load`, `func (*Router) Get`, the import of
-/// `.config`), found among the file's top level or a class's members;
+/// kind and name (`def load`, `func (*Router) Get`; an import by its
+/// text), found among the file's top level or a class's members;
 /// units new to the file go where the block puts them, between the units
 /// around them. `None` when the block or the file has syntax errors, or
 /// none of its units is one of the file's (the line rules apply).
@@ -466,8 +430,7 @@ fn by_units(
     file_lines: &[&str],
     lines: &[&str],
 ) -> Option<Result<Vec<Spliced>, Refusal>> {
-    let lead = lines.iter().position(|l| !l.trim().is_empty())?;
-    let trail = lines.iter().rposition(|l| !l.trim().is_empty())?;
+    let (lead, trail) = code_edges(lines)?;
     let core = &lines[lead..=trail];
     let base = indent(core[0]);
     if !core
@@ -486,7 +449,7 @@ fn by_units(
             }
         })
         .collect();
-    let block = outline(language, &(dedented.join("\n") + "\n"))?;
+    let block = outline(language, &with_breaks(dedented.iter().copied()))?;
     if file.len() > OUTLINE_MAX_BYTES {
         return None;
     }
@@ -580,29 +543,38 @@ fn by_units(
         .iter()
         .zip(units)
         .all(|(p, u)| p.is_some_and(|p| same_text(u, &container.units[p])));
+    let mut is_shown = vec![false; container.units.len()];
+    for &p in placed.iter().flatten() {
+        is_shown[p] = true;
+    }
     for p in first..=end {
         if only_removes {
             break;
         }
-        if placed.contains(&Some(p)) {
+        let f = &container.units[p];
+        // A short statement between two shown units is removed.
+        if is_shown[p] || !leaves_out(&file_lines[f.lines()], indent(file_lines[f.head]).len()) {
             continue;
         }
-        let f = &container.units[p];
+        // The block's units around it (`before..after`: those between the
+        // shown ones), and the file's units it leaves out between them.
         let gap = |at: &Option<usize>| at.is_some_and(|i| i > p);
         let after = placed.iter().position(gap).unwrap_or(placed.len());
         let before = placed[..after]
             .iter()
             .rposition(Option::is_some)
             .map_or(0, |i| i + 1);
-        let gone = (first..=end)
-            .filter(|&q| !placed.contains(&Some(q)))
-            .filter(|&q| placed[..after].iter().flatten().all(|&i| i < q))
-            .filter(|&q| placed[after..].iter().flatten().all(|&i| i > q))
-            .count();
-        // A short statement between two shown units is removed.
-        if !leaves_out(&file_lines[f.lines()], indent(file_lines[f.head]).len()) {
-            continue;
-        }
+        let lo = placed[..after]
+            .iter()
+            .flatten()
+            .max()
+            .map_or(first, |&i| i + 1);
+        let hi = placed[after..]
+            .iter()
+            .flatten()
+            .min()
+            .map_or(end + 1, |&i| i);
+        let gone = (lo..hi).filter(|&q| !is_shown[q]).count();
         let rewrite = after - before == 1
             && gone == 1
             && alike(
@@ -616,12 +588,6 @@ fn by_units(
             }));
         }
     }
-    // A new unit before the first unit shown, or after the last, is put
-    // in next to it, unless it could be a rewrite of the file's unit on
-    // that side, which the block does not show (a changed docstring, a
-    // renamed function): two readings. Only a definition with a new name
-    // and a body unlike its neighbour's, after a unit the block shows, is
-    // plainly new; it goes right after that unit.
     let first_shown = placed.iter().position(Option::is_some)?;
     let last_shown = placed.iter().rposition(Option::is_some)?;
     for (b, p) in placed.iter().enumerate() {
@@ -640,14 +606,16 @@ fn by_units(
         let ours = dedented[..units[first_shown].start].join("\n");
         let theirs_text = file_lines[..container.units[first].start].join("\n");
         if alike(&ours, &theirs_text) {
-            let mut text = String::new();
-            for l in &dedented {
-                text.push_str(l);
-                text.push('\n');
-            }
+            let text = with_breaks(dedented.iter().copied());
             return Some(Ok(vec![(0..file_lines.len(), text)]));
         }
     }
+    // A new unit before the first unit shown, or after the last, is put
+    // in next to it, unless it could be a rewrite of the file's unit on
+    // that side, which the block does not show (a changed docstring, a
+    // renamed function): two readings. Only a definition with a new name
+    // and a body unlike its neighbour's, after a unit the block shows, is
+    // plainly new; it goes right after that unit.
     let edges = [
         (0..first_shown, first.checked_sub(1), true),
         (last_shown + 1..units.len(), Some(end + 1), false),
@@ -684,16 +652,7 @@ fn by_units(
         && code(core) * 2 >= code(file_lines)
         && shown * 2 >= container.units.len()
     {
-        return Some(Err(Refusal::NotWhole {
-            first: file_lines
-                .iter()
-                .find(|l| !l.trim().is_empty())
-                .map_or(String::new(), |l| l.trim_end().to_string()),
-            last: file_lines
-                .iter()
-                .rfind(|l| !l.trim().is_empty())
-                .map_or(String::new(), |l| l.trim_end().to_string()),
-        }));
+        return Some(Err(not_whole(file_lines)));
     }
     let mut span = container.units[first].start..container.units[end].end;
     // New code before the file's first unit (after its last) takes the
@@ -758,7 +717,7 @@ fn alike(a: &str, b: &str) -> bool {
         a.lines().map(str::trim).filter(|l| !l.is_empty()).collect(),
         b.lines().map(str::trim).filter(|l| !l.is_empty()).collect(),
     );
-    let common: usize = similar::capture_diff_slices(similar::Algorithm::Myers, &x, &y)
+    let common: usize = diff_lines(&x, &y)
         .iter()
         .map(|op| match op {
             similar::DiffOp::Equal { len, .. } => *len,
@@ -766,6 +725,40 @@ fn alike(a: &str, b: &str) -> bool {
         })
         .sum();
     common > 0 && common * 3 >= x.len().max(y.len())
+}
+
+/// The diff of two line lists, bounded in time: past the deadline it is
+/// coarser (fewer lines lined up), never wrong.
+fn diff_lines(old: &[&str], new: &[&str]) -> Vec<similar::DiffOp> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(500);
+    similar::capture_diff_slices_deadline(similar::Algorithm::Myers, old, new, Some(deadline))
+}
+
+/// The first and last lines (0-based) that are not blank.
+fn code_edges(lines: &[&str]) -> Option<(usize, usize)> {
+    let lead = lines.iter().position(|l| !l.trim().is_empty())?;
+    let trail = lines.iter().rposition(|l| !l.trim().is_empty())?;
+    Some((lead, trail))
+}
+
+/// Lines joined, each with its line break.
+fn with_breaks<'a>(lines: impl IntoIterator<Item = &'a str>) -> String {
+    let mut text = String::new();
+    for l in lines {
+        text.push_str(l);
+        text.push('\n');
+    }
+    text
+}
+
+/// The refusal of a block that reads two ways (the whole new file, or a
+/// part with the rest kept), naming the file's first and last lines.
+fn not_whole(file_lines: &[&str]) -> Refusal {
+    let edge = |l: Option<&&str>| l.map_or(String::new(), |l| l.trim_end().to_string());
+    Refusal::NotWhole {
+        first: edge(file_lines.iter().find(|l| !l.trim().is_empty())),
+        last: edge(file_lines.iter().rfind(|l| !l.trim().is_empty())),
+    }
 }
 
 /// A line's leading blanks.
@@ -787,13 +780,9 @@ fn opened(
     marker: usize,
     first_line: usize,
 ) -> Result<Option<(usize, usize, usize)>, Refusal> {
-    let Some(lead) = part.iter().position(|l| !l.trim().is_empty()) else {
+    let Some((lead, trail)) = code_edges(part) else {
         return Ok(None);
     };
-    let trail = part
-        .iter()
-        .rposition(|l| !l.trim().is_empty())
-        .unwrap_or(lead);
     let core = &part[lead..=trail];
     let d = depth(core[0]);
     let opens = |l: &str| l.trim_end().ends_with([':', '{']);
@@ -1117,7 +1106,7 @@ fn unshown(file: &[&str], span: Range<usize>, core: &[&str]) -> Result<(), Refus
     let base = depth(file[span.start]);
     let old: Vec<&str> = file[span.clone()].iter().map(|l| l.trim_end()).collect();
     let new: Vec<&str> = core.iter().map(|l| l.trim_end()).collect();
-    let ops = similar::capture_diff_slices(similar::Algorithm::Myers, &old, &new);
+    let ops = diff_lines(&old, &new);
     for op in ops {
         if let similar::DiffOp::Delete {
             old_index, old_len, ..

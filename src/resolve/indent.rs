@@ -34,68 +34,42 @@ impl Style {
         while !text.is_char_boundary(end) {
             end -= 1;
         }
-        // One pass over the bytes (what `infer_lines` does over `lines()`,
-        // without collecting them: it runs once per file).
+        // Lines found with `memchr`; `infer_lines` takes them in one pass.
         let sample = &text[..end];
-        let bytes = sample.as_bytes();
-        let (mut tabs, mut spaces) = (0usize, 0usize);
-        let mut steps = [0usize; 9];
-        let mut prev: Option<usize> = None;
         let mut from = 0;
-        while from < bytes.len() {
-            let to = memchr::memchr(b'\n', &bytes[from..]).map_or(bytes.len(), |i| from + i);
-            let line = &bytes[from..to];
+        let lines = std::iter::from_fn(|| {
+            if from >= sample.len() {
+                return None;
+            }
+            let to = memchr::memchr(b'\n', &sample.as_bytes()[from..])
+                .map_or(sample.len(), |i| from + i);
+            let line = &sample[from..to];
             from = to + 1;
-            let ind = line
-                .iter()
-                .take_while(|&&b| b == b' ' || b == b'\t')
-                .count();
-            let rest = &line[ind..];
-            let blank = if rest.is_ascii() {
-                rest.iter().all(u8::is_ascii_whitespace)
-            } else {
-                std::str::from_utf8(rest).is_ok_and(|r| r.trim().is_empty())
-            };
-            if blank {
-                continue;
-            }
-            if line[0] == b'\t' {
-                tabs += 1;
-            } else if line.starts_with(b"  ") {
-                spaces += 1;
-            }
-            if line[..ind].contains(&b'\t') {
-                prev = None;
-                continue;
-            }
-            if let Some(p) = prev {
-                if ind > p && ind - p <= 8 {
-                    steps[ind - p] += 1;
-                }
-            }
-            prev = Some(ind);
-        }
-        if tabs == 0 && spaces == 0 {
-            return Style::Spaces(4);
-        }
-        if tabs > spaces {
-            return Style::Tabs;
-        }
-        Style::Spaces(step_unit(&steps).unwrap_or(4))
+            Some(line)
+        });
+        Style::infer_lines(lines).unwrap_or(Style::Spaces(4))
     }
 
     /// The style shown by some lines, `None` when they show none.
     pub fn infer_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Option<Style> {
-        let lines: Vec<&str> = lines.filter(|l| !l.trim().is_empty()).collect();
-        let tabs = lines.iter().filter(|l| l.starts_with('\t')).count();
-        let spaces = lines.iter().filter(|l| l.starts_with("  ")).count();
+        let (mut tabs, mut spaces) = (0usize, 0usize);
+        let mut steps = [0usize; 9];
+        let mut prev: Option<usize> = None;
+        for line in lines.filter(|l| !l.trim().is_empty()) {
+            if line.starts_with('\t') {
+                tabs += 1;
+            } else if line.starts_with("  ") {
+                spaces += 1;
+            }
+            step(&mut steps, &mut prev, line);
+        }
         if tabs == 0 && spaces == 0 {
             return None;
         }
         if tabs > spaces {
             return Some(Style::Tabs);
         }
-        Some(Style::Spaces(step_unit(&space_steps(&lines)).unwrap_or(4)))
+        Some(Style::Spaces(step_unit(&steps).unwrap_or(4)))
     }
 
     /// Columns per level in this style's frame.
@@ -259,24 +233,27 @@ pub fn payload_units<'a>(file: Style, lines: impl Iterator<Item = &'a str>) -> V
 fn space_steps(lines: &[&str]) -> [usize; 9] {
     let mut steps = [0usize; 9];
     let mut prev: Option<usize> = None;
-    for line in lines {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let ind = indent(line);
-        if ind.contains('\t') {
-            prev = None;
-            continue;
-        }
-        let n = ind.len();
-        if let Some(p) = prev {
-            if n > p && n - p <= 8 {
-                steps[n - p] += 1;
-            }
-        }
-        prev = Some(n);
+    for line in lines.iter().filter(|l| !l.trim().is_empty()) {
+        step(&mut steps, &mut prev, line);
     }
     steps
+}
+
+/// Counts the step from the previous space-indented line (`prev`, its
+/// width) to `line`, not blank; a tab in the indentation breaks the run.
+fn step(steps: &mut [usize; 9], prev: &mut Option<usize>, line: &str) {
+    let ind = indent(line);
+    if ind.contains('\t') {
+        *prev = None;
+        return;
+    }
+    let n = ind.len();
+    if let Some(p) = *prev {
+        if n > p && n - p <= 8 {
+            steps[n - p] += 1;
+        }
+    }
+    *prev = Some(n);
 }
 
 /// The leading whitespace of a line.

@@ -3,11 +3,13 @@
 //! Messages follow `FORMATS.md` §6: `edit N in PATH: what happened; what to
 //! do`, with 1-based lines of the file as the user sees it.
 
+use super::code_block::Refusal;
 use super::elision::ElisionMiss;
 use super::passes::Pass;
 use super::replacement::Undecided;
 use crate::error::{EditError, ErrorKind, LineRange, NearMatch};
 use crate::model::{Edit, EditOp, Format, MatchUnit, Replace};
+use crate::syntax::Language;
 
 /// Builds the errors of one file.
 pub struct Messages<'p> {
@@ -41,6 +43,110 @@ impl Messages<'_> {
             .with_path(self.path)
             .with_edit(edit.index)
             .with_payload_lines(edit.source.first_line, edit.source.last_line)
+    }
+
+    /// A chat code block that cannot be applied (`code_block.rs`), in the
+    /// words of what to change; `file_lines`: how many lines the file has.
+    pub fn code_block(
+        &self,
+        edit: &Edit,
+        refusal: Refusal,
+        file_lines: usize,
+        language: Option<Language>,
+    ) -> EditError {
+        // How the file's language writes code left out.
+        let elide = match language {
+            Some(Language::Python | Language::Ruby) => "# ...",
+            _ => "// ...",
+        };
+        let (kind, lines, message) = match refusal {
+            Refusal::ElisionInNewFile { line } => (
+                ErrorKind::FileNotFound,
+                vec![],
+                format!(
+                    "the file does not exist, and the block leaves code out (`...` at its line {line}); give the whole new file"
+                ),
+            ),
+            Refusal::NoPlace { block_line, text, after } => (
+                ErrorKind::NotFound,
+                vec![after + 1],
+                format!(
+                    "the block's line {block_line} (`{text}`) matches no line of the file after line {after}; begin and end each part of the block with lines of the file as they are now, and mark code left out with `{elide}`"
+                ),
+            ),
+            Refusal::Places { block_line, text, lines } => (
+                ErrorKind::Ambiguous,
+                lines.clone(),
+                format!(
+                    "the block's line {block_line} (`{text}`) matches lines {}; show the unchanged lines next to it that tell them apart",
+                    join_lines(&lines)
+                ),
+            ),
+            Refusal::TwoEnds { block_line, first, definition, anchored } => (
+                ErrorKind::Ambiguous,
+                vec![definition, anchored],
+                format!(
+                    "the block's part from its line {block_line} reads two ways: the whole definition at lines {first}-{definition}, or lines {first}-{anchored}, where its last line also is; end the part with the definition's own last line, or mark the code left out with `{elide}`"
+                ),
+            ),
+            Refusal::NotWhole { first, last } => (
+                ErrorKind::Ambiguous,
+                vec![1, file_lines],
+                format!(
+                    "the block reads two ways: the whole new file, or a part of it with the rest kept; it marks no code left out, and it neither begins with the file's first line (`{first}`) and ends with its last (`{last}`), nor is whole definitions or statements of the file; give the whole file, or mark the code left out with `{elide}` lines"
+                ),
+            ),
+            Refusal::Unshown { file_line, text } => (
+                ErrorKind::NotFound,
+                vec![file_line],
+                format!(
+                    "the block would remove line {file_line} (`{text}`), which it does not show; show that line, or mark the code left out with `{elide}`"
+                ),
+            ),
+            Refusal::Namesakes { block_line, text, lines } => (
+                ErrorKind::Ambiguous,
+                lines.clone(),
+                format!(
+                    "the block's line {block_line} (`{text}`) names code the file has at lines {}; show the line of its class (or what holds it) above it, and mark the rest with `{elide}`",
+                    join_lines(&lines)
+                ),
+            ),
+            Refusal::Above { file_line, text, unit } => (
+                ErrorKind::Ambiguous,
+                vec![file_line],
+                format!(
+                    "the file has line {file_line} (`{text}`) right above `{unit}`, which the block shows without it: kept, or removed with the rewrite? show it (as it should be) above `{unit}`"
+                ),
+            ),
+            Refusal::Whitespace { text, lines, shown } => (
+                ErrorKind::Ambiguous,
+                lines.clone(),
+                format!(
+                    "the block writes `{text}` {shown} time(s) without trailing whitespace, and the file has it on line(s) {}, some with trailing whitespace: which of the block's lines is which file line (and keeps its bytes) is not determined; remove the trailing whitespace from those lines of the file, or give the edit as SEARCH/REPLACE",
+                    join_lines(&lines)
+                ),
+            ),
+            Refusal::NewOrRewrite { block_line, text, file_line, file_text } => (
+                ErrorKind::Ambiguous,
+                vec![file_line],
+                format!(
+                    "the block's line {block_line} (`{text}`) is not in the file, and reads two ways: new code put in beside the code the block shows, or a rewrite of line {file_line} (`{file_text}`), which the block does not show; show that code as it should be, or mark it left out with `{elide}`"
+                ),
+            ),
+            Refusal::Order { block_line, text, file_line, before } => (
+                ErrorKind::Ambiguous,
+                vec![file_line, before],
+                format!(
+                    "the block's line {block_line} (`{text}`) is at line {file_line} of the file, before the code the block shows above it (line {before}): moved there, or changed in place; show them in the file's order, or move code in a block of its own"
+                ),
+            ),
+        };
+        self.error(
+            kind,
+            edit,
+            format!("edit {} in {}: {message}", edit.index, self.path),
+        )
+        .with_lines(lines)
     }
 
     /// `ambiguous`: several candidates.

@@ -502,13 +502,8 @@ impl<'o, 'c> FileResolver<'o, 'c> {
     /// A chat code block: a new file, the whole file, or parts placed by
     /// their unchanged lines (`code_block.rs`).
     fn code_block(&mut self, edit: &Edit, content: &str, path_line: Option<&str>) {
-        use code_block::{Reading, Refusal};
+        use code_block::Reading;
         let file = (self.presence == Presence::Present).then(|| self.doc.text().to_string());
-        // How the file's language writes code left out.
-        let elide = match self.language {
-            Some(crate::syntax::Language::Python | crate::syntax::Language::Ruby) => "# ...",
-            _ => "// ...",
-        };
         match code_block::read(file.as_deref(), content, path_line, self.language) {
             Ok(Reading::Create(text)) => self.create(edit, &text),
             // The block shows the file as it is: nothing to change.
@@ -523,103 +518,10 @@ impl<'o, 'c> FileResolver<'o, 'c> {
                 self.applied.push(edit.index);
             }
             Err(refusal) => {
-                let (kind, lines, message) = match refusal {
-                    Refusal::ElisionInNewFile { line } => (
-                        ErrorKind::FileNotFound,
-                        vec![],
-                        format!(
-                            "the file does not exist, and the block leaves code out (`...` at its line {line}); give the whole new file"
-                        ),
-                    ),
-                    Refusal::NoPlace { block_line, text, after } => (
-                        ErrorKind::NotFound,
-                        vec![after + 1],
-                        format!(
-                            "the block's line {block_line} (`{text}`) matches no line of the file after line {after}; begin and end each part of the block with lines of the file as they are now, and mark code left out with `{elide}`"
-                        ),
-                    ),
-                    Refusal::Places { block_line, text, lines } => (
-                        ErrorKind::Ambiguous,
-                        lines.clone(),
-                        format!(
-                            "the block's line {block_line} (`{text}`) matches lines {}; show the unchanged lines next to it that tell them apart",
-                            lines.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(", ")
-                        ),
-                    ),
-                    Refusal::TwoEnds { block_line, first, definition, anchored } => (
-                        ErrorKind::Ambiguous,
-                        vec![definition, anchored],
-                        format!(
-                            "the block's part from its line {block_line} reads two ways: the whole definition at lines {first}-{definition}, or lines {first}-{anchored}, where its last line also is; end the part with the definition's own last line, or mark the code left out with `{elide}`"
-                        ),
-                    ),
-                    Refusal::NotWhole { first, last } => (
-                        ErrorKind::Ambiguous,
-                        vec![1, file.as_deref().map_or(1, |f| f.lines().count().max(1))],
-                        format!(
-                            "the block reads two ways: the whole new file, or a part of it with the rest kept; it marks no code left out, and it neither begins with the file's first line (`{first}`) and ends with its last (`{last}`), nor is whole definitions or statements of the file; give the whole file, or mark the code left out with `{elide}` lines"
-                        ),
-                    ),
-                    Refusal::Unshown { file_line, text } => (
-                        ErrorKind::NotFound,
-                        vec![file_line],
-                        format!(
-                            "the block would remove line {file_line} (`{text}`), which it does not show; show that line, or mark the code left out with `{elide}`"
-                        ),
-                    ),
-                    Refusal::Namesakes { block_line, text, lines } => (
-                        ErrorKind::Ambiguous,
-                        lines.clone(),
-                        format!(
-                            "the block's line {block_line} (`{text}`) names code the file has at lines {}; show the line of its class (or what holds it) above it, and mark the rest with `{elide}`",
-                            lines.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(", ")
-                        ),
-                    ),
-                    Refusal::Above { file_line, text, unit } => (
-                        ErrorKind::Ambiguous,
-                        vec![file_line],
-                        format!(
-                            "the file has line {file_line} (`{text}`) right above `{unit}`, which the block shows without it: kept, or removed with the rewrite? show it (as it should be) above `{unit}`"
-                        ),
-                    ),
-                    Refusal::Whitespace { text, lines, shown } => (
-                        ErrorKind::Ambiguous,
-                        lines.clone(),
-                        format!(
-                            "the block writes `{text}` {shown} time(s) without trailing whitespace, and the file has it on line(s) {}, some with trailing whitespace: which of the block's lines is which file line (and keeps its bytes) is not determined; remove the trailing whitespace from those lines of the file, or give the edit as SEARCH/REPLACE",
-                            lines.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(", ")
-                        ),
-                    ),
-                    Refusal::NewOrRewrite { block_line, text, file_line, file_text } => (
-                        ErrorKind::Ambiguous,
-                        vec![file_line],
-                        format!(
-                            "the block's line {block_line} (`{text}`) is not in the file, and reads two ways: new code put in beside the code the block shows, or a rewrite of line {file_line} (`{file_text}`), which the block does not show; show that code as it should be, or mark it left out with `{elide}`"
-                        ),
-                    ),
-                    Refusal::NoUnit { block_line, text } => (
-                        ErrorKind::NotFound,
-                        vec![],
-                        format!(
-                            "none of the block's definitions and statements is in the file (its line {block_line}: `{text}`), so where it goes is not determined; show the unchanged definition before or after it, or mark the code left out with `{elide}`"
-                        ),
-                    ),
-                    Refusal::Order { block_line, text, file_line, before } => (
-                        ErrorKind::Ambiguous,
-                        vec![file_line, before],
-                        format!(
-                            "the block's line {block_line} (`{text}`) is at line {file_line} of the file, before the code the block shows above it (line {before}): moved there, or changed in place; show them in the file's order, or move code in a block of its own"
-                        ),
-                    ),
-                };
-                let e = EditError::new(
-                    kind,
-                    format!("edit {} in {}: {message}", edit.index, self.path),
-                )
-                .with_path(self.path.as_str())
-                .with_edit(edit.index)
-                .with_lines(lines)
-                .with_payload_lines(edit.source.first_line, edit.source.last_line);
+                let lines = file.as_deref().map_or(1, |f| f.lines().count().max(1));
+                let e = self
+                    .messages()
+                    .code_block(edit, refusal, lines, self.language);
                 self.fail(e);
             }
         }

@@ -31,6 +31,18 @@ pub struct Unit {
 }
 
 impl Unit {
+    /// Lines `start..end` standing alone (a comment with a blank line
+    /// below it), named by their text.
+    fn standalone(src: &str, start: usize, end: usize) -> Unit {
+        Unit {
+            start,
+            head: start,
+            end,
+            key: text_key(src, start, end),
+            members: None,
+        }
+    }
+
     /// Its lines, attached comments included.
     pub fn lines(&self) -> Range<usize> {
         self.start..self.end
@@ -94,13 +106,7 @@ fn container(parent: Node, src: &str, out: &mut Outline) -> usize {
                 Some((s, e)) if e + 1 == first => Some((s, last)),
                 Some((s, e)) => {
                     // A comment with a blank line below it stands alone.
-                    units.push(Unit {
-                        start: s,
-                        head: s,
-                        end: e + 1,
-                        key: text_key(src, s, e + 1),
-                        members: None,
-                    });
+                    units.push(Unit::standalone(src, s, e + 1));
                     Some((first, last))
                 }
                 None => Some((first, last)),
@@ -111,13 +117,7 @@ fn container(parent: Node, src: &str, out: &mut Outline) -> usize {
             Some((s, e)) if e + 1 == first => s,
             Some((s, e)) => {
                 // A comment with a blank line below it stands alone.
-                units.push(Unit {
-                    start: s,
-                    head: s,
-                    end: e + 1,
-                    key: text_key(src, s, e + 1),
-                    members: None,
-                });
+                units.push(Unit::standalone(src, s, e + 1));
                 first
             }
             None => first,
@@ -141,13 +141,7 @@ fn container(parent: Node, src: &str, out: &mut Outline) -> usize {
         });
     }
     if let Some((s, e)) = above {
-        units.push(Unit {
-            start: s,
-            head: s,
-            end: e + 1,
-            key: text_key(src, s, e + 1),
-            members: None,
-        });
+        units.push(Unit::standalone(src, s, e + 1));
     }
     out.containers[index].units = units;
     for (unit, body) in nested {
@@ -343,6 +337,13 @@ mod tests {
             .collect()
     }
 
+    fn key_names(language: Language, text: &str) -> Vec<String> {
+        keys(language, text)
+            .into_iter()
+            .map(|(k, _, _)| k)
+            .collect()
+    }
+
     #[test]
     fn python_units_are_named_by_kind_and_name() {
         let text = "\"\"\"Doc.\n\nMore.\n\"\"\"\nimport os\nfrom .config import Config, Other\n\nX = 1\n\n# Loads it.\n@cached\ndef load(path):\n    return 1\n\n\nclass App:\n    def run(self):\n        pass\n\n    def stop(self):\n        pass\n";
@@ -377,10 +378,7 @@ mod tests {
     #[test]
     fn go_methods_are_named_by_their_receiver() {
         let text = "package a\n\nimport (\n\t\"fmt\"\n)\n\n// Get gets.\nfunc (r *Router) Get() {\n\tfmt.Println()\n}\n\nfunc Get() {}\n\ntype T struct{}\n\nvar x = 1 // set\n";
-        let names: Vec<String> = keys(Language::Go, text)
-            .into_iter()
-            .map(|(k, _, _)| k)
-            .collect();
+        let names = key_names(Language::Go, text);
         assert_eq!(
             names,
             [
@@ -397,10 +395,7 @@ mod tests {
     #[test]
     fn rust_impls_and_c_functions() {
         let rust = "use std::fmt;\n\n#[derive(Debug)]\nstruct A;\n\nimpl fmt::Display for A {\n    fn fmt(&self) {}\n}\n";
-        let names: Vec<String> = keys(Language::Rust, rust)
-            .into_iter()
-            .map(|(k, _, _)| k)
-            .collect();
+        let names = key_names(Language::Rust, rust);
         assert_eq!(
             names,
             [
@@ -410,10 +405,7 @@ mod tests {
             ]
         );
         let c = "#include <stdio.h>\n\nstatic int *f(int a) {\n    return 0;\n}\n";
-        let names: Vec<String> = keys(Language::C, c)
-            .into_iter()
-            .map(|(k, _, _)| k)
-            .collect();
+        let names = key_names(Language::C, c);
         assert_eq!(
             names,
             ["text #include <stdio.h>\n", "function_definition f"]
