@@ -768,7 +768,7 @@ impl Locator<'_> {
             let deadline = Instant::now() + self.config.fuzzy_deadline;
             rivals.extend(
                 fuzzy::find(lines, search, threshold, deadline)
-                    .candidates
+                    .above(threshold)
                     .iter()
                     .filter(|c| apart(c.start) && !rivals.iter().any(|r| r.start == c.start))
                     .map(|c| c.start..c.start + n - 1)
@@ -918,35 +918,32 @@ impl Locator<'_> {
             return None;
         }
         let deadline = Instant::now() + self.config.fuzzy_deadline;
-        let scan = fuzzy::find(lines, &search, threshold, deadline);
-        if scan.candidates.is_empty() {
+        // One scan serves both questions: the windows above the
+        // threshold, and any nearly as close as the best of them.
+        let scan = fuzzy::find(
+            lines,
+            &search,
+            (threshold - FUZZY_MARGIN).max(0.0),
+            deadline,
+        );
+        let candidates = scan.above(threshold);
+        if candidates.is_empty() {
             return None;
         }
         let n = search.len();
-        let ranges: Vec<Range<usize>> = scan
-            .candidates
-            .iter()
-            .map(|c| c.start..c.start + n)
-            .collect();
+        let ranges: Vec<Range<usize>> = candidates.iter().map(|c| c.start..c.start + n).collect();
         let chosen = match choose_window(ranges, r.replace_all, hint) {
             Ok(c) => c,
             Err(miss) => return Some(Err(miss)),
         };
         if !r.replace_all {
-            let best = scan
-                .candidates
+            let best = candidates
                 .iter()
                 .find(|c| c.start == chosen[0].start)
                 .copied()?;
             // A window nearly as close elsewhere: the search does not pin one.
-            let rivals = fuzzy::find(
-                lines,
-                &search,
-                (best.similarity - FUZZY_MARGIN).max(0.0),
-                deadline,
-            );
-            let others: Vec<Range<usize>> = rivals
-                .candidates
+            let others: Vec<Range<usize>> = scan
+                .above((best.similarity - FUZZY_MARGIN).max(0.0))
                 .iter()
                 .filter(|c| c.start + n <= best.start || c.start >= best.start + n)
                 .map(|c| c.start..c.start + n - 1)

@@ -14,6 +14,7 @@ pub mod conflict;
 pub mod doc;
 pub mod elision;
 pub mod hints;
+mod hits;
 pub mod indent;
 pub mod line_numbers;
 pub mod locate;
@@ -25,7 +26,6 @@ use std::cell::OnceCell;
 use std::ops::Range;
 use std::sync::Arc;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use serde::Serialize;
 
 use crate::error::{EditError, ErrorKind};
@@ -88,25 +88,6 @@ pub enum FileResult {
     Failed(Vec<EditError>),
     /// Some edits resolved (the change holds only those), some failed.
     Partial(Vec<FileChange>, Vec<EditError>),
-}
-
-/// How many leading bytes of each exact needle the one-scan automaton holds.
-const HIT_PREFIX_BYTES: usize = 48;
-
-/// Up to this many exact needles, the one-scan automaton is a DFA.
-const DFA_MAX_NEEDLES: usize = 256;
-
-/// Below this many bytes scanned in all (file length × needles), each
-/// needle is searched on its own instead of through one automaton.
-const PER_NEEDLE_SCAN_BYTES: usize = 8 << 20;
-
-/// The largest char boundary of `s` at or below `at`.
-fn floor_char_boundary(s: &str, at: usize) -> usize {
-    let mut i = at.min(s.len());
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
 }
 
 /// Whether the file is there, as the edits so far left it.
@@ -295,67 +276,27 @@ impl<'o, 'c> FileResolver<'o, 'c> {
         }
     }
 
-    /// One scan of the original for every sequential replace's exact
-    /// needle (Aho-Corasick for many, `memmem` for a few), so later exact
-    /// searches never rescan the file.
+    /// The exact hits of every sequential replace in the original, found
+    /// once ([`hits::find`]), so later exact searches never rescan the file.
     fn find_original_hits(&mut self, edits: &[&Edit]) {
-        let original = self.doc.original();
         let locator = self.locator();
-        let needles: Vec<(usize, String)> = edits
+        let needles: Vec<hits::Needle> = edits
             .iter()
             .filter_map(|e| match &e.op {
                 EditOp::Replace(r)
                     if e.ordering == Ordering::Sequential && !r.search.is_empty() =>
                 {
-                    Some((e.index, locator.exact_needle(r)))
+                    Some(hits::Needle {
+                        edit: e.index,
+                        text: locator.exact_needle(r),
+                        unit: r.unit,
+                    })
                 }
                 _ => None,
             })
-            .filter(|(_, n)| !n.is_empty())
+            .filter(|n| !n.text.is_empty())
             .collect();
-        // A few needles, or a small file: one `memmem` scan per needle costs
-        // less than building an automaton.
-        if needles.len() <= 2
-            || original.len().saturating_mul(needles.len()) <= PER_NEEDLE_SCAN_BYTES
-        {
-            for (index, needle) in needles {
-                let hits = doc::find_overlapping(original.as_bytes(), needle.as_bytes());
-                self.orig_hits.insert(index, hits);
-            }
-            return;
-        }
-        // The automaton holds short prefixes only (cheap to build, even for
-        // thousands of large blocks); each prefix hit is verified in full.
-        let prefixes = needles
-            .iter()
-            .map(|(_, n)| &n.as_bytes()[..floor_char_boundary(n, HIT_PREFIX_BYTES)]);
-        // Up to a few hundred needles a DFA is cheap to build and scans
-        // fastest without a prefilter (code lines share the needles' bytes,
-        // so a rare-byte prefilter fires on nearly every line).
-        let small = needles.len() <= DFA_MAX_NEEDLES;
-        let Ok(ac) = AhoCorasick::builder()
-            .kind(Some(if small {
-                AhoCorasickKind::DFA
-            } else {
-                AhoCorasickKind::ContiguousNFA
-            }))
-            .prefilter(!small)
-            .build(prefixes)
-        else {
-            return;
-        };
-        let bytes = original.as_bytes();
-        let mut hits: Vec<Vec<usize>> = vec![Vec::new(); needles.len()];
-        for m in ac.find_overlapping_iter(original) {
-            let k = m.pattern().as_usize();
-            let needle = needles[k].1.as_bytes();
-            if bytes[m.start()..].starts_with(needle) {
-                hits[k].push(m.start());
-            }
-        }
-        for ((index, _), h) in needles.iter().zip(hits) {
-            self.orig_hits.insert(*index, h);
-        }
+        self.orig_hits = hits::find(self.doc.original(), &needles);
     }
 
     fn orig_index(&self) -> &LineIndex {

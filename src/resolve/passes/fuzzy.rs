@@ -23,14 +23,45 @@ pub struct Scored {
     pub similarity: f64,
 }
 
-/// The outcome of a thresholded scan.
+/// The outcome of a scan: every window within the floor it was run at.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FuzzyScan {
-    /// The best window of each cluster of overlapping windows above the
-    /// threshold, in file order.
-    pub candidates: Vec<Scored>,
+    windows: Vec<Window>,
+    /// Lines in a window.
+    n: usize,
     /// The deadline stopped the scan before the end.
     pub timed_out: bool,
+}
+
+/// A window the scan scored: its Levenshtein distance from the search
+/// and the longer of the two lengths (chars).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Window {
+    start: usize,
+    distance: usize,
+    longer: usize,
+}
+
+/// The largest distance at which a window of `longer` chars is at least
+/// `threshold` similar.
+fn max_distance(threshold: f64, longer: usize) -> usize {
+    ((1.0 - threshold) * longer as f64).floor() as usize
+}
+
+impl FuzzyScan {
+    /// The best window of each cluster of overlapping windows at or above
+    /// `threshold` (not below the floor the scan ran at), in file order.
+    pub fn above(&self, threshold: f64) -> Vec<Scored> {
+        let scored = self
+            .windows
+            .iter()
+            .filter(|w| w.distance <= max_distance(threshold, w.longer))
+            .map(|w| Scored {
+                start: w.start,
+                similarity: 1.0 - w.distance as f64 / w.longer as f64,
+            });
+        cluster(scored, self.n)
+    }
 }
 
 /// Normalizes one line: trimmed, whitespace runs collapsed to one space.
@@ -38,58 +69,161 @@ pub fn normalize_line(line: &str) -> String {
     line.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// The file's lines normalized once, as chars, with each line's char start.
+/// The file's lines normalized once (each followed by `\n`), with each
+/// line's byte and char start.
 struct NormalizedFile {
-    chars: Vec<char>,
-    /// `starts[i]`: index in `chars` of line `i`; `starts[len]` = end.
-    starts: Vec<usize>,
+    text: String,
+    /// `bytes[i]`: byte start of line `i` in `text`; `bytes[len]` = end.
+    bytes: Vec<usize>,
+    /// `chars[i]`: char start of line `i`; `chars[len]` = end.
+    chars: Vec<usize>,
 }
 
 impl NormalizedFile {
     /// Normalizes file lines `lines` (window `i` below is line `lines.start + i`).
     fn new(file: &Lines, lines: std::ops::Range<usize>) -> NormalizedFile {
-        let mut chars = Vec::with_capacity(file.text.len().min(lines.len() * 80));
-        let mut starts = Vec::with_capacity(lines.len() + 1);
+        let mut text = String::with_capacity(
+            file.index.start(lines.end.min(file.len())) - file.index.start(lines.start),
+        );
+        let mut bytes = Vec::with_capacity(lines.len() + 1);
+        let mut chars = Vec::with_capacity(lines.len() + 1);
+        let mut count = 0;
         for i in lines {
-            starts.push(chars.len());
-            chars.extend(normalize_line(file.line(i)).chars());
-            chars.push('\n');
+            bytes.push(text.len());
+            chars.push(count);
+            let start = text.len();
+            for (k, word) in file.line(i).split_whitespace().enumerate() {
+                if k > 0 {
+                    text.push(' ');
+                }
+                text.push_str(word);
+            }
+            let line = &text[start..];
+            count += if line.is_ascii() {
+                line.len()
+            } else {
+                line.chars().count()
+            } + 1;
+            text.push('\n');
         }
-        starts.push(chars.len());
-        NormalizedFile { chars, starts }
+        bytes.push(text.len());
+        chars.push(count);
+        NormalizedFile { text, bytes, chars }
     }
 
-    /// The window of `n` lines from `start`, without its final newline.
-    fn window(&self, start: usize, n: usize) -> &[char] {
-        &self.chars[self.starts[start]
-            ..self.starts[start + n]
-                .saturating_sub(1)
-                .max(self.starts[start])]
+    /// Line `i` with its `\n`.
+    fn line(&self, i: usize) -> &str {
+        &self.text[self.bytes[i]..self.bytes[i + 1]]
+    }
+
+    /// The window of `n` lines from `start`, without its final newline,
+    /// and its length in chars.
+    fn window(&self, start: usize, n: usize) -> (&str, usize) {
+        let end = self.bytes[start + n]
+            .saturating_sub(1)
+            .max(self.bytes[start]);
+        let len = (self.chars[start + n] - self.chars[start]).saturating_sub(1);
+        (&self.text[self.bytes[start]..end], len)
+    }
+}
+
+/// Buckets of the character histogram: bytes' values below 256 each
+/// their own, every other char in one of a few shared buckets (sharing
+/// only lowers the bound below, so it stays a bound).
+const BUCKETS: usize = 256 + 64;
+
+fn bucket(c: char) -> usize {
+    let u = c as usize;
+    if u < 256 {
+        u
+    } else {
+        256 + u % 64
+    }
+}
+
+/// The bag distance of a sliding window from the search: the chars one
+/// holds more of than the other, whichever side has more. Each edit
+/// changes at most one char on each side, so the Levenshtein distance is
+/// at least this (a window it rules out needs no distance computed).
+struct Bag {
+    /// Window count minus search count, per bucket.
+    diff: [i32; BUCKETS],
+    /// Sum of the positive `diff`s (chars the window has in excess).
+    extra: usize,
+    /// Sum of the negative `diff`s, negated (chars it lacks).
+    missing: usize,
+}
+
+impl Bag {
+    fn new(search: &str) -> Bag {
+        let mut bag = Bag {
+            diff: [0; BUCKETS],
+            extra: 0,
+            missing: 0,
+        };
+        // The window's lines each end in `\n`; the search's last does not.
+        for c in search.chars().chain(std::iter::once('\n')) {
+            bag.diff[bucket(c)] -= 1;
+            bag.missing += 1;
+        }
+        bag
+    }
+
+    fn add(&mut self, text: &str) {
+        for c in text.chars() {
+            let d = &mut self.diff[bucket(c)];
+            if *d >= 0 {
+                self.extra += 1;
+            } else {
+                self.missing -= 1;
+            }
+            *d += 1;
+        }
+    }
+
+    fn remove(&mut self, text: &str) {
+        for c in text.chars() {
+            let d = &mut self.diff[bucket(c)];
+            *d -= 1;
+            if *d >= 0 {
+                self.extra -= 1;
+            } else {
+                self.missing += 1;
+            }
+        }
+    }
+
+    fn bound(&self) -> usize {
+        self.extra.max(self.missing)
     }
 }
 
 /// The normalized search as chars.
 fn normalized_search(search: &[&str]) -> Vec<char> {
+    normalized_text(search).chars().collect()
+}
+
+/// The normalized search, lines joined by `\n`.
+fn normalized_text(search: &[&str]) -> String {
     search
         .iter()
         .map(|l| normalize_line(l))
         .collect::<Vec<_>>()
         .join("\n")
-        .chars()
-        .collect()
 }
 
-/// Every window at or above `threshold`, clustered, over the whole file.
-pub fn find(file: &Lines, search: &[&str], threshold: f64, deadline: Instant) -> FuzzyScan {
-    find_near(file, search, threshold, deadline, 0..usize::MAX)
+/// Every window at or above `floor`, over the whole file.
+pub fn find(file: &Lines, search: &[&str], floor: f64, deadline: Instant) -> FuzzyScan {
+    find_near(file, search, floor, deadline, 0..usize::MAX)
 }
 
-/// Every window at or above `threshold`, clustered, among the windows
-/// starting at lines `starts` (clamped to the file).
+/// Every window at or above `floor` among the windows starting at lines
+/// `starts` (clamped to the file). A window's distance is computed only
+/// when its length and its characters (the bag bound) leave it in reach.
 pub fn find_near(
     file: &Lines,
     search: &[&str],
-    threshold: f64,
+    floor: f64,
     deadline: Instant,
     starts: std::ops::Range<usize>,
 ) -> FuzzyScan {
@@ -99,41 +233,53 @@ pub fn find_near(
     }
     let first = starts.start.min(file.len() - n);
     let last = starts.end.min(file.len() - n + 1).max(first + 1);
-    let needle = normalized_search(search);
+    let needle = normalized_text(search);
+    let needle_len = needle.chars().count();
     let norm = NormalizedFile::new(file, first..last - 1 + n);
-    let scorer = levenshtein::BatchComparator::new(needle.iter().copied());
-    let mut above: Vec<Scored> = Vec::new();
+    let scorer = levenshtein::BatchComparator::new(needle.chars());
+    let mut bag = Bag::new(&needle);
+    for k in 0..n - 1 {
+        bag.add(norm.line(k));
+    }
+    let mut windows: Vec<Window> = Vec::new();
     let mut timed_out = false;
     for start in first..last {
         if start % 256 == 255 && Instant::now() > deadline {
             timed_out = true;
             break;
         }
-        let window = norm.window(start - first, n);
-        let longer = window.len().max(needle.len());
+        let k = start - first;
+        bag.add(norm.line(k + n - 1));
+        if k > 0 {
+            bag.remove(norm.line(k - 1));
+        }
+        let (window, window_len) = norm.window(k, n);
+        let longer = window_len.max(needle_len);
         if longer == 0 {
             continue;
         }
-        let max_dist = ((1.0 - threshold) * longer as f64).floor() as usize;
-        if window.len().abs_diff(needle.len()) > max_dist {
+        let max_dist = max_distance(floor, longer);
+        if window_len.abs_diff(needle_len) > max_dist || bag.bound() > max_dist {
             continue;
         }
         let args = levenshtein::Args::default().score_cutoff(max_dist);
-        if let Some(d) = scorer.distance_with_args(window.iter().copied(), &args) {
-            above.push(Scored {
+        if let Some(distance) = scorer.distance_with_args(window.chars(), &args) {
+            windows.push(Window {
                 start,
-                similarity: 1.0 - d as f64 / longer as f64,
+                distance,
+                longer,
             });
         }
     }
     FuzzyScan {
-        candidates: cluster(above, n),
+        windows,
+        n,
         timed_out,
     }
 }
 
 /// Keeps the best window of each run of overlapping windows.
-fn cluster(scored: Vec<Scored>, n: usize) -> Vec<Scored> {
+fn cluster(scored: impl IntoIterator<Item = Scored>, n: usize) -> Vec<Scored> {
     let mut out: Vec<Scored> = Vec::new();
     for s in scored {
         match out.last_mut() {
@@ -277,11 +423,83 @@ mod tests {
             0.85,
             later(),
         );
-        assert_eq!(scan.candidates.len(), 1);
-        assert_eq!(scan.candidates[0].start, 0);
-        assert!(scan.candidates[0].similarity > 0.9);
+        let candidates = scan.above(0.85);
+        assert_eq!(candidates.len(), 1);
+        assert_eq!(candidates[0].start, 0);
+        assert!(candidates[0].similarity > 0.9);
         let none = find(&file, &["something else entirely"], 0.9, later());
-        assert!(none.candidates.is_empty());
+        assert!(none.above(0.9).is_empty());
+    }
+
+    /// The scan skips windows by length and by the bag bound: it must
+    /// score exactly the windows a plain Levenshtein over every window
+    /// puts at or above the floor, with the same similarity.
+    #[test]
+    fn skipping_windows_loses_none() {
+        let words = [
+            "let",
+            "x",
+            "=",
+            "total",
+            "sum(items);",
+            "}",
+            "fn",
+            "ä",
+            "→",
+            "  ",
+        ];
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        for _ in 0..40 {
+            let text: String = (0..60)
+                .map(|_| {
+                    let k = next() % 5;
+                    let line: Vec<&str> = (0..k).map(|_| words[next() % words.len()]).collect();
+                    format!("{}\n", line.join(" "))
+                })
+                .collect();
+            let file = Lines::new(&text);
+            let at = next() % 50;
+            let n = 1 + next() % 6;
+            let mut search: Vec<String> = (at..at + n).map(|i| file.line(i).to_string()).collect();
+            let j = next() % n;
+            search[j].push_str(words[next() % words.len()]);
+            let search: Vec<&str> = search.iter().map(String::as_str).collect();
+            for floor in [0.5, 0.7, 0.85, 0.95] {
+                let scan = find(&file, &search, floor, later());
+                let mut plain = Vec::new();
+                for start in 0..=file.len() - n {
+                    let sim = similarity_at(&file, &search, start);
+                    let longer = normalized_search(&search).len().max(
+                        normalized_search(
+                            &(start..start + n).map(|i| file.line(i)).collect::<Vec<_>>(),
+                        )
+                        .len(),
+                    );
+                    if longer > 0
+                        && ((1.0 - sim) * longer as f64).round() as usize
+                            <= max_distance(floor, longer)
+                    {
+                        plain.push((start, sim));
+                    }
+                }
+                let got: Vec<(usize, f64)> = scan
+                    .windows
+                    .iter()
+                    .map(|w| (w.start, 1.0 - w.distance as f64 / w.longer as f64))
+                    .collect();
+                assert_eq!(got.len(), plain.len(), "floor {floor}, search {search:?}");
+                for ((a, sa), (b, sb)) in got.iter().zip(&plain) {
+                    assert_eq!(a, b);
+                    assert!((sa - sb).abs() < 1e-9);
+                }
+            }
+        }
     }
 
     #[test]

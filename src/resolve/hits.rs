@@ -1,0 +1,282 @@
+//! The exact hits of every sequential search in the original text, found
+//! once per file so that later exact searches never rescan it
+//! ([`super::doc::Doc::find`] maps them through the edits made since).
+//!
+//! A line search (SEARCH/REPLACE blocks and the other line formats) only
+//! ever matches whole lines, so its hits are line starts: the original's
+//! lines are looked up by a hash of their text in a table of the needles'
+//! first lines, and each hit is checked in full. A substring search (the
+//! string tools, FIND/REPLACE) may match anywhere: a few are searched with
+//! `memmem`, many with one Aho-Corasick scan over their first bytes.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
+use memchr::memchr_iter;
+
+use super::doc;
+use crate::model::MatchUnit;
+
+/// One needle: the edit it belongs to, its text, and how it matches.
+pub struct Needle {
+    pub edit: usize,
+    pub text: String,
+    pub unit: MatchUnit,
+}
+
+/// How many leading bytes of each substring needle the automaton holds.
+const PREFIX_BYTES: usize = 48;
+
+/// Up to this many substring needles, the automaton is a DFA.
+const DFA_MAX_NEEDLES: usize = 256;
+
+/// Below this many bytes scanned in all (text length × needles), each
+/// needle is searched on its own instead of through one table or automaton.
+const PER_NEEDLE_SCAN_BYTES: usize = 8 << 20;
+
+/// Every needle's hits in `original`, keyed by edit: byte offsets, in
+/// order; for a line needle only offsets at a line start.
+pub fn find(original: &str, needles: &[Needle]) -> HashMap<usize, Vec<usize>> {
+    let mut out = HashMap::with_capacity(needles.len());
+    let (lines, substrings): (Vec<&Needle>, Vec<&Needle>) =
+        needles.iter().partition(|n| n.unit == MatchUnit::Lines);
+    let few =
+        |count: usize| count <= 2 || original.len().saturating_mul(count) <= PER_NEEDLE_SCAN_BYTES;
+    if few(lines.len()) {
+        for n in lines {
+            let hits = doc::find_overlapping(original.as_bytes(), n.text.as_bytes())
+                .into_iter()
+                .filter(|&s| is_line_hit(original.as_bytes(), s, n.text.as_bytes()))
+                .collect();
+            out.insert(n.edit, hits);
+        }
+    } else {
+        out.extend(line_starts(original, &lines));
+    }
+    if few(substrings.len()) {
+        for n in substrings {
+            out.insert(
+                n.edit,
+                doc::find_overlapping(original.as_bytes(), n.text.as_bytes()),
+            );
+        }
+    } else {
+        out.extend(automaton(original, &substrings));
+    }
+    out
+}
+
+/// Whether `needle` at `s` starts at a line start and holds its first
+/// line whole (what [`line_starts`] finds; the end of its last line is
+/// checked later, against the text as the edits left it).
+fn is_line_hit(bytes: &[u8], s: usize, needle: &[u8]) -> bool {
+    if s > 0 && bytes[s - 1] != b'\n' {
+        return false;
+    }
+    if memchr::memchr(b'\n', needle).is_some() {
+        return true;
+    }
+    let rest = &bytes[s + needle.len()..];
+    rest.is_empty() || rest.starts_with(b"\n") || rest.starts_with(b"\r\n")
+}
+
+/// A line's text as a table key: without its `\n` and one `\r` before it
+/// (a needle's first line in a CRLF file ends in `\r`, a one-line needle
+/// does not).
+fn key(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// The hasher of a table keyed by hashes already mixed (xxh3).
+#[derive(Default)]
+struct Mixed(u64);
+
+impl Hasher for Mixed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// Line needles through one pass over the original's lines: a line whose
+/// length and hash are some needle's first line's is checked against that
+/// needle in full.
+fn line_starts(original: &str, needles: &[&Needle]) -> Vec<(usize, Vec<usize>)> {
+    let bytes = original.as_bytes();
+    fn first_line(n: &Needle) -> &[u8] {
+        let t = n.text.as_bytes();
+        key(&t[..memchr::memchr(b'\n', t).unwrap_or(t.len())])
+    }
+    // Line lengths some needle starts with: most lines are skipped on
+    // their length alone, without hashing.
+    let longest = needles
+        .iter()
+        .map(|n| first_line(n).len())
+        .max()
+        .unwrap_or(0);
+    let mut lengths = vec![false; longest + 1];
+    let mut table: HashMap<u64, Vec<usize>, BuildHasherDefault<Mixed>> = HashMap::default();
+    for (k, n) in needles.iter().enumerate() {
+        let first = first_line(n);
+        lengths[first.len()] = true;
+        table
+            .entry(xxhash_rust::xxh3::xxh3_64(first))
+            .or_default()
+            .push(k);
+    }
+    let mut hits: Vec<Vec<usize>> = vec![Vec::new(); needles.len()];
+    let mut start = 0;
+    let ends = memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len()));
+    for end in ends {
+        let line = key(&bytes[start..end]);
+        if lengths.get(line.len()).copied().unwrap_or(false) {
+            if let Some(ks) = table.get(&xxhash_rust::xxh3::xxh3_64(line)) {
+                for &k in ks {
+                    if bytes[start..].starts_with(needles[k].text.as_bytes()) {
+                        hits[k].push(start);
+                    }
+                }
+            }
+        }
+        start = end + 1;
+        if start > bytes.len() {
+            break;
+        }
+    }
+    needles.iter().map(|n| n.edit).zip(hits).collect()
+}
+
+/// Substring needles through one Aho-Corasick scan over their first bytes
+/// (cheap to build, even for thousands of large blocks); each prefix hit
+/// is checked in full.
+fn automaton(original: &str, needles: &[&Needle]) -> Vec<(usize, Vec<usize>)> {
+    let prefixes = needles
+        .iter()
+        .map(|n| &n.text.as_bytes()[..floor_char_boundary(&n.text, PREFIX_BYTES)]);
+    // Up to a few hundred needles a DFA is cheap to build and scans
+    // fastest without a prefilter (code lines share the needles' bytes,
+    // so a rare-byte prefilter fires on nearly every line).
+    let small = needles.len() <= DFA_MAX_NEEDLES;
+    let Ok(ac) = AhoCorasick::builder()
+        .kind(Some(if small {
+            AhoCorasickKind::DFA
+        } else {
+            AhoCorasickKind::ContiguousNFA
+        }))
+        .prefilter(!small)
+        .build(prefixes)
+    else {
+        // Too large to build: each needle on its own.
+        return needles
+            .iter()
+            .map(|n| {
+                let hits = doc::find_overlapping(original.as_bytes(), n.text.as_bytes());
+                (n.edit, hits)
+            })
+            .collect();
+    };
+    let bytes = original.as_bytes();
+    let mut hits: Vec<Vec<usize>> = vec![Vec::new(); needles.len()];
+    for m in ac.find_overlapping_iter(original) {
+        let k = m.pattern().as_usize();
+        if bytes[m.start()..].starts_with(needles[k].text.as_bytes()) {
+            hits[k].push(m.start());
+        }
+    }
+    needles.iter().map(|n| n.edit).zip(hits).collect()
+}
+
+/// The largest char boundary of `s` at or below `at`.
+fn floor_char_boundary(s: &str, at: usize) -> usize {
+    let mut i = at.min(s.len());
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn needle(edit: usize, text: &str, unit: MatchUnit) -> Needle {
+        Needle {
+            edit,
+            text: text.to_string(),
+            unit,
+        }
+    }
+
+    /// The table and the automaton give what a plain search gives (line
+    /// needles: only its hits at a line start), on LF and CRLF text.
+    #[test]
+    fn every_path_finds_what_a_plain_search_finds() {
+        for eol in ["\n", "\r\n"] {
+            let lines = [
+                "fn a() {",
+                "    x",
+                "}",
+                "",
+                "fn a() {",
+                "    y",
+                "}",
+                "  fn a() {",
+                "    x",
+                "}",
+                "x",
+                "fn a() {",
+            ];
+            let text = lines.join(eol);
+            let texts = [
+                format!("fn a() {{{eol}    x"),
+                "fn a() {".to_string(),
+                "x".to_string(),
+                format!("}}{eol}"),
+                format!("{eol}fn a()"),
+                "    y".to_string(),
+                "fn a() {\u{e9}".to_string(),
+            ];
+            for unit in [MatchUnit::Lines, MatchUnit::Substring] {
+                let needles: Vec<Needle> = (0..40)
+                    .map(|k| needle(k, &texts[k % texts.len()], unit))
+                    .collect();
+                let plain = |n: &Needle| -> Vec<usize> {
+                    doc::find_overlapping(text.as_bytes(), n.text.as_bytes())
+                        .into_iter()
+                        .filter(|&s| {
+                            unit == MatchUnit::Substring
+                                || is_line_hit(text.as_bytes(), s, n.text.as_bytes())
+                        })
+                        .collect()
+                };
+                let refs: Vec<&Needle> = needles.iter().collect();
+                let scanned: HashMap<usize, Vec<usize>> = match unit {
+                    MatchUnit::Lines => line_starts(&text, &refs).into_iter().collect(),
+                    MatchUnit::Substring => automaton(&text, &refs).into_iter().collect(),
+                };
+                for n in &needles {
+                    assert_eq!(
+                        scanned[&n.edit],
+                        plain(n),
+                        "{unit:?} {:?} in {text:?}",
+                        n.text
+                    );
+                }
+                let found = find(&text, &needles);
+                for n in &needles {
+                    assert_eq!(found[&n.edit], plain(n), "{unit:?} {:?}", n.text);
+                }
+            }
+        }
+    }
+}
