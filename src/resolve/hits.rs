@@ -32,7 +32,7 @@ const PREFIX_BYTES: usize = 48;
 const DFA_MAX_NEEDLES: usize = 256;
 
 /// Below this many bytes scanned in all (text length × needles), each
-/// needle is searched on its own instead of through one table or automaton.
+/// substring needle is searched on its own instead of through an automaton.
 const PER_NEEDLE_SCAN_BYTES: usize = 8 << 20;
 
 /// Every needle's hits in `original`, keyed by edit: byte offsets, in
@@ -41,9 +41,10 @@ pub fn find(original: &str, needles: &[Needle]) -> HashMap<usize, Vec<usize>> {
     let mut out = HashMap::with_capacity(needles.len());
     let (lines, substrings): (Vec<&Needle>, Vec<&Needle>) =
         needles.iter().partition(|n| n.unit == MatchUnit::Lines);
-    let few =
-        |count: usize| count <= 2 || original.len().saturating_mul(count) <= PER_NEEDLE_SCAN_BYTES;
-    if few(lines.len()) {
+    // The table costs one pass over the lines, about what two `memmem`
+    // scans cost (each with a searcher to build): from three needles on
+    // it is cheaper, whatever the text's size.
+    if lines.len() <= 2 {
         for n in lines {
             let hits = doc::find_overlapping(original.as_bytes(), n.text.as_bytes())
                 .into_iter()
@@ -54,7 +55,9 @@ pub fn find(original: &str, needles: &[Needle]) -> HashMap<usize, Vec<usize>> {
     } else {
         out.extend(line_starts(original, &lines));
     }
-    if few(substrings.len()) {
+    if substrings.len() <= 2
+        || original.len().saturating_mul(substrings.len()) <= PER_NEEDLE_SCAN_BYTES
+    {
         for n in substrings {
             out.insert(
                 n.edit,
