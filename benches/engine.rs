@@ -25,7 +25,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use llm_edit_lsp::engine::{self, Options};
+use llm_edit_lsp::engine::{self, Options, SyntaxCheck};
 use llm_edit_lsp::model::{EditOp, MatchUnit};
 use llm_edit_lsp::parse;
 use llm_edit_lsp::text::encoding::Encoding;
@@ -228,6 +228,25 @@ fn workloads(c: &mut Criterion, data: &Path) {
     group.finish();
 }
 
+/// The workloads as `apply` runs them before writing: parse + resolve +
+/// plan, the syntax check of the planned changes left to run beside the
+/// writes (`SyntaxCheck::Later`; `syntax/*` times it alone). Loose
+/// matches are still checked while they are resolved.
+fn apply(c: &mut Criterion, data: &Path) {
+    let mut group = c.benchmark_group("apply");
+    group.sample_size(10);
+    for name in WORKLOADS {
+        let w = Workload::load(&data.join(name));
+        let options = Options {
+            syntax_check: SyntaxCheck::Later,
+            ..options_for(name)
+        };
+        let id = name.split('-').next().unwrap_or(name);
+        group.bench_function(id, |b| b.iter(|| run_ok(&w.payload, &options, &w.files)));
+    }
+    group.finish();
+}
+
 /// The syntax check alone (`engine::syntax_warnings` on a workload's
 /// planned changes), to set against the workload's whole run: it must stay
 /// a small part of it. Wall time: the check runs on every core.
@@ -247,6 +266,7 @@ fn engine_benches(c: &mut Criterion) {
     let Some(data) = bench_data() else { return };
     targets(c, &data);
     workloads(c, &data);
+    apply(c, &data);
     syntax_share(c, &data);
 }
 

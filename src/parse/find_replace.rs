@@ -215,8 +215,13 @@ fn is_label(line: &str, label: &str) -> bool {
 }
 
 /// The line trimmed, with `**` bold markers removed.
-fn undecorated(line: &str) -> String {
-    line.trim().replace("**", "").trim().to_string()
+fn undecorated(line: &str) -> std::borrow::Cow<'_, str> {
+    let line = line.trim();
+    if line.contains("**") {
+        std::borrow::Cow::Owned(line.replace("**", "").trim().to_string())
+    } else {
+        std::borrow::Cow::Borrowed(line)
+    }
 }
 
 /// The first line at or after `from` that `skip_it` does not skip.

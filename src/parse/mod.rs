@@ -74,7 +74,11 @@ pub struct Scan<'a> {
 impl<'a> Scan<'a> {
     /// Splits a payload into lines.
     pub fn new(text: &'a str) -> Scan<'a> {
-        let lines = text.lines().collect();
+        Scan::with_lines(text.lines().collect())
+    }
+
+    /// A scan of lines already split.
+    pub fn with_lines(lines: Vec<&'a str>) -> Scan<'a> {
         Scan {
             lines,
             last_path: None,
@@ -215,8 +219,11 @@ pub fn parse(payload: &str, format: Option<Format>) -> Parsed {
         let out = json::parse(payload);
         (out.edits, out.errors, Vec::new(), out.preview)
     } else {
-        let (edits, errors, preview) = parse_blocks(payload, format);
-        (edits, errors, suggestions::find(payload), preview)
+        // The lines are split once, for both passes.
+        let lines: Vec<&str> = payload.lines().collect();
+        let suggestions = suggestions::find_in(&lines);
+        let (edits, errors, preview) = parse_blocks(payload, Scan::with_lines(lines), format);
+        (edits, errors, suggestions, preview)
     };
     let mut parsed = finish(edits, errors, suggestions);
     parsed.batch.preview = preview;
@@ -224,8 +231,11 @@ pub fn parse(payload: &str, format: Option<Format>) -> Parsed {
 }
 
 /// Scans a markdown response for blocks of every (or one) block format.
-fn parse_blocks(payload: &str, only: Option<Format>) -> (Vec<ParsedEdit>, Vec<EditError>, bool) {
-    let mut scan = Scan::new(payload);
+fn parse_blocks(
+    payload: &str,
+    mut scan: Scan,
+    only: Option<Format>,
+) -> (Vec<ParsedEdit>, Vec<EditError>, bool) {
     let mut edits = Vec::new();
     let mut errors = Vec::new();
     let mut code_errors = Vec::new();

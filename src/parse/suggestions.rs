@@ -21,6 +21,11 @@ const SHELL_FENCES: [&str; 6] = ["bash", "sh", "shell", "console", "zsh", "termi
 /// The suggested commands, in payload order. Never run, only reported.
 pub fn find(payload: &str) -> Vec<String> {
     let lines: Vec<&str> = payload.lines().collect();
+    find_in(&lines)
+}
+
+/// [`find`] over the payload's lines.
+pub fn find_in(lines: &[&str]) -> Vec<String> {
     let mut found = Vec::new();
     // The open fence and whether it holds shell code.
     let mut fence: Option<(markdown::Fence, bool)> = None;
@@ -79,7 +84,8 @@ fn edit_text_end(lines: &[&str], i: usize) -> Option<usize> {
     if trimmed.starts_with("<apply_diff>") {
         return end_where(&|l| l.contains("</apply_diff>"));
     }
-    if matches!(trimmed.replace("**", "").as_str(), "FIND:" | "REPLACE:") {
+    let label = |t: &str| matches!(t, "FIND:" | "REPLACE:");
+    if label(trimmed) || (trimmed.contains("**") && label(&trimmed.replace("**", ""))) {
         let open_at = (i + 1..lines.len()).find(|&j| !lines[j].trim().is_empty())?;
         let open = markdown::fence(lines[open_at])?;
         return Some(
