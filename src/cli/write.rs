@@ -14,40 +14,42 @@
 //! read-only file in a writable folder is refused unless `force`. Each
 //! folder touched is synced once at the end.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::ffi::OsString;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::PathBuf;
 
 use rustix::fs::Stat;
 
-use crate::disk::{meta, Dir, FsError, Location, RootDir, MAX_FILE_BYTES, NEW_FILE, PRIVATE};
+use crate::disk::{meta, Dir, FsError, Location, RootDir, NEW_FILE, PRIVATE};
 use crate::engine::{FileChange, FileStatus};
 use crate::text::encoding;
 use crate::workspace::WorkspacePath;
 
 /// What the target must hold right before it is replaced or removed.
-enum Expect {
+enum Expect<'a> {
     /// Missing or empty (a new file: the plan's create rule).
     Absent,
-    /// Exactly these bytes (what the plan read).
-    Bytes(Vec<u8>),
+    /// Exactly these bytes (what the plan read; borrowed from the plan
+    /// unless its encoding had to be redone).
+    Bytes(Cow<'a, [u8]>),
 }
 
 /// One file operation, staged.
-enum Staged {
+enum Staged<'a> {
     /// The temporary file `temp` beside the target becomes it.
     Replace {
         at: Location,
         temp: OsString,
-        expect: Expect,
+        expect: Expect<'a>,
         shown: String,
     },
     /// The target (hard-linked elsewhere) is rewritten in place.
     InPlace {
         at: Location,
-        bytes: Vec<u8>,
-        old: Vec<u8>,
+        bytes: Cow<'a, [u8]>,
+        old: Cow<'a, [u8]>,
         shown: String,
     },
     /// The entry `at` goes away; `check` (where its symlinks lead) must
@@ -55,7 +57,7 @@ enum Staged {
     Remove {
         at: Location,
         check: Location,
-        expect: Vec<u8>,
+        expect: Cow<'a, [u8]>,
         shown: String,
     },
 }
@@ -115,25 +117,26 @@ fn raise_open_file_limit() {
     }
 }
 
-fn stage(
+fn stage<'a>(
     root: &RootDir,
-    changes: &[FileChange],
+    changes: &'a [FileChange],
     force: bool,
-    staged: &mut Vec<Staged>,
+    staged: &mut Vec<Staged<'a>>,
     created_dirs: &mut Vec<(Dir, OsString)>,
 ) -> Result<(), String> {
     for change in changes {
+        // UTF-8 (nearly every file) is borrowed: no copy of a large file.
         let before = change
             .before
             .as_ref()
-            .map(|b| encoding::encode(&b.text, b.encoding).into_owned());
+            .map(|b| encoding::encode(&b.text, b.encoding));
         if let Some(after) = &change.after {
             let encoding = change
                 .before
                 .as_ref()
                 .map(|b| b.encoding)
                 .unwrap_or_default();
-            let bytes = encoding::encode(after, encoding).into_owned();
+            let bytes = encoding::encode(after, encoding);
             // The file read is the target unless the change moves it.
             let expect = match (&change.from, &before) {
                 (None, Some(b)) => Expect::Bytes(b.clone()),
@@ -164,15 +167,16 @@ fn stage(
 
 /// Stages new content for `path`; `source` (the file itself, or the one it
 /// is renamed from) gives the owner, mode and extended attributes.
-fn stage_put(
+#[allow(clippy::too_many_arguments)]
+fn stage_put<'a>(
     root: &RootDir,
     path: &WorkspacePath,
     source: &WorkspacePath,
-    bytes: Vec<u8>,
-    expect: Expect,
+    bytes: Cow<'a, [u8]>,
+    expect: Expect<'a>,
     force: bool,
     created_dirs: &mut Vec<(Dir, OsString)>,
-) -> Result<Staged, String> {
+) -> Result<Staged<'a>, String> {
     let fail = |e: &dyn std::fmt::Display| format!("cannot write {path}: {e}");
     let mut at = root
         .locate(path.as_str(), true)
@@ -227,12 +231,12 @@ fn stage_put(
 
 /// Stages the removal of `path` (a symlink there is removed, not its
 /// target), which must still hold `expect`.
-fn stage_remove(
+fn stage_remove<'a>(
     root: &RootDir,
     path: &WorkspacePath,
-    expect: Vec<u8>,
+    expect: Cow<'a, [u8]>,
     force: bool,
-) -> Result<Staged, String> {
+) -> Result<Staged<'a>, String> {
     let shown = path.to_string();
     let fail = |e: &dyn std::fmt::Display| format!("cannot remove {shown}: {e}");
     let at = root
@@ -292,19 +296,23 @@ fn refuse_read_only(st: &Stat, folder: &Dir, force: bool) -> Result<(), String> 
     Ok(())
 }
 
-/// Checks that `at` still holds what the plan read.
-fn verify(at: &Location, expect: &Expect, shown: &str) -> Result<(), String> {
+/// Checks that `at` still holds what the plan read: the file is read
+/// again (as a regular file, not through a symlink) and compared piece by
+/// piece, without a second copy of it in memory.
+fn verify(at: &Location, expect: &Expect<'_>, shown: &str) -> Result<(), String> {
     let current = if at.missing.is_empty() {
         at.dir
-            .read_regular(&at.name, MAX_FILE_BYTES)
+            .open_regular(&at.name)
             .map_err(|e| format!("cannot read {shown} again: {}", it(&e)))?
     } else {
         None
     };
-    let same = match (expect, &current) {
+    let same = match (expect, current) {
         (Expect::Absent, None) => true,
-        (Expect::Absent, Some(now)) => now.is_empty(),
-        (Expect::Bytes(b), Some(now)) => b == now,
+        (Expect::Absent, Some((_, st))) => st.st_size == 0,
+        (Expect::Bytes(b), Some((file, st))) => {
+            holds(file, &st, b).map_err(|e| format!("cannot read {shown} again: {e}"))?
+        }
         (Expect::Bytes(_), None) => false,
     };
     if same {
@@ -316,10 +324,35 @@ fn verify(at: &Location, expect: &Expect, shown: &str) -> Result<(), String> {
     }
 }
 
+/// Whether the open file (status `st`) holds exactly `expect`: its size
+/// first, then its bytes read in pieces (the file may still change size
+/// while it is read: any difference, or bytes beyond `expect`, is "no").
+fn holds(mut file: std::fs::File, st: &Stat, expect: &[u8]) -> std::io::Result<bool> {
+    if u64::try_from(st.st_size).ok() != Some(expect.len() as u64) {
+        return Ok(false);
+    }
+    let mut buf = vec![0u8; 256 * 1024];
+    let mut at = 0;
+    loop {
+        let n = match file.read(&mut buf) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if n == 0 {
+            return Ok(at == expect.len());
+        }
+        if expect.get(at..at + n) != Some(&buf[..n]) {
+            return Ok(false);
+        }
+        at += n;
+    }
+}
+
 /// Renames everything into place, checking each target right before; on
 /// failure, undoes what was done.
-fn commit(staged: &[Staged]) -> Result<(), String> {
-    let mut done: Vec<Done<'_>> = Vec::new();
+fn commit<'s>(staged: &'s [Staged<'_>]) -> Result<(), String> {
+    let mut done: Vec<Done<'s>> = Vec::new();
     for s in staged {
         match step(s) {
             Ok(d) => done.push(d),
@@ -349,7 +382,7 @@ fn commit(staged: &[Staged]) -> Result<(), String> {
     Ok(())
 }
 
-fn step(s: &Staged) -> Result<Done<'_>, String> {
+fn step<'s>(s: &'s Staged<'_>) -> Result<Done<'s>, String> {
     match s {
         Staged::Replace {
             at,
@@ -380,7 +413,7 @@ fn step(s: &Staged) -> Result<Done<'_>, String> {
             old,
             shown,
         } => {
-            verify(at, &Expect::Bytes(old.clone()), shown)?;
+            verify(at, &Expect::Bytes(Cow::Borrowed(old)), shown)?;
             at.dir
                 .rewrite(&at.name, bytes)
                 .map_err(|e| format!("cannot write {shown}: {}", it(&e)))?;
@@ -392,7 +425,7 @@ fn step(s: &Staged) -> Result<Done<'_>, String> {
             expect,
             shown,
         } => {
-            verify(check, &Expect::Bytes(expect.clone()), shown)?;
+            verify(check, &Expect::Bytes(Cow::Borrowed(expect)), shown)?;
             let aside = put_aside(at, expect).map_err(|e| format!("cannot remove {shown}: {e}"))?;
             match at.dir.remove_file(&at.name) {
                 Ok(()) => Ok(Done::Removed(at, aside)),
