@@ -167,14 +167,16 @@ def main():
     p.add_argument("--json", help="write every figure to this file")
     p.add_argument("--compare", help="a file written by --json earlier: show its ratios beside")
     p.add_argument("--load-start", help="the load average when the run began")
-    p.add_argument("--only", help="comma-separated workload ids (W1,W4)")
+    p.add_argument("--only", help="comma-separated workload ids (W1,W4) or folder names under --data")
     args = p.parse_args()
 
     load_start = args.load_start or loadavg()
     workloads = WORKLOADS
     if args.only:
+        # Any workload folder of the data (a case made by hand too).
         wanted = args.only.split(",")
-        workloads = [w for w in WORKLOADS if w.split("-")[0] in wanted]
+        present = sorted(d for d in os.listdir(args.data) if os.path.isfile(os.path.join(args.data, d, "payload.md")))
+        workloads = [w for w in present if w.split("-")[0] in wanted or w in wanted]
     with tempfile.TemporaryDirectory(prefix="bench-cli-", dir=os.environ.get("BENCH_WORK")) as work:
         rows = []
         for w in workloads:
