@@ -4,6 +4,7 @@
 //!
 //! ```sh
 //! bench_floor WORKLOAD_DIR ROOT     # ROOT: a fresh copy of WORKLOAD_DIR/before
+//! bench_floor WORKLOAD_DIR ROOT 16  # the syncs by 16 threads at once
 //! ```
 //!
 //! Untimed shortcut first: the new bytes of every changed file are read from
@@ -12,6 +13,10 @@
 //! workload changes in ROOT, and write each new content atomically: a
 //! temporary file in the target's folder, written and `fsync`ed (all of
 //! them), then every rename, then one `fsync` of each touched folder.
+//! The floor proper syncs one file after the other; with a thread count,
+//! the files are all written first and then synced that many at a time
+//! (and the folders too), which lets the filesystem commit its journal
+//! once for many syncs (what `llm-edit-lsp apply` does since).
 //!
 //! Prints `shortcut_ns N` on stdout: the time spent before the work (process
 //! start excluded), which the caller subtracts from the process's wall time
@@ -34,11 +39,15 @@ enum Change {
 
 fn main() -> ExitCode {
     let args: Vec<PathBuf> = std::env::args_os().skip(1).map(PathBuf::from).collect();
-    let [workload, root] = args.as_slice() else {
-        eprintln!("usage: bench_floor WORKLOAD_DIR ROOT");
-        return ExitCode::from(2);
+    let (workload, root, threads) = match args.as_slice() {
+        [w, r] => (w, r, 1),
+        [w, r, n] => match n.to_str().and_then(|n| n.parse().ok()) {
+            Some(n) if n >= 1 => (w, r, n),
+            _ => return usage(),
+        },
+        _ => return usage(),
     };
-    match run(workload, root) {
+    match run(workload, root, threads) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("bench_floor: {e}");
@@ -47,7 +56,12 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(workload: &Path, root: &Path) -> io::Result<()> {
+fn usage() -> ExitCode {
+    eprintln!("usage: bench_floor WORKLOAD_DIR ROOT [SYNC_THREADS]");
+    ExitCode::from(2)
+}
+
+fn run(workload: &Path, root: &Path, threads: usize) -> io::Result<()> {
     // The shortcut (not counted): what changes, and the new bytes.
     let start = Instant::now();
     let changes = changes(workload)?;
@@ -62,6 +76,7 @@ fn run(workload: &Path, root: &Path) -> io::Result<()> {
     }
     // Every new content to a temporary file beside its target, synced.
     let mut temps = Vec::new();
+    let mut unsynced = Vec::new();
     for (path, change) in &changes {
         if let Change::Put(bytes) = change {
             let target = root.join(path);
@@ -71,10 +86,15 @@ fn run(workload: &Path, root: &Path) -> io::Result<()> {
                 .create_new(true)
                 .open(&temp)?;
             file.write_all(bytes)?;
-            file.sync_all()?;
+            if threads == 1 {
+                file.sync_all()?;
+            } else {
+                unsynced.push(file);
+            }
             temps.push((temp, target));
         }
     }
+    sync_all(&unsynced, threads)?;
     // Then every rename (and removal), then each touched folder once.
     let mut folders = BTreeSet::new();
     for (temp, target) in &temps {
@@ -88,11 +108,33 @@ fn run(workload: &Path, root: &Path) -> io::Result<()> {
             folders.insert(parent(&target));
         }
     }
-    for folder in folders {
-        File::open(folder)?.sync_all()?;
-    }
+    let folders = folders
+        .into_iter()
+        .map(File::open)
+        .collect::<io::Result<Vec<_>>>()?;
+    sync_all(&folders, threads)?;
     println!("shortcut_ns {}", shortcut.as_nanos());
     Ok(())
+}
+
+/// Syncs the files, `threads` at a time.
+fn sync_all(files: &[File], threads: usize) -> io::Result<()> {
+    if threads == 1 {
+        return files.iter().try_for_each(File::sync_all);
+    }
+    if files.is_empty() {
+        return Ok(());
+    }
+    let chunk = files.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = files
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().try_for_each(File::sync_all)))
+            .collect();
+        parts
+            .into_iter()
+            .try_for_each(|p| p.join().unwrap_or_else(|_| Err(io::Error::other("panic"))))
+    })
 }
 
 /// Files of `after/` that differ from `before/` (with their new bytes) and

@@ -2,8 +2,9 @@
 """Times the CLI on each workload against the whole-process floor; called by
 scripts/bench (which builds both programs and runs criterion first).
 
-For each workload, RUNS times: `llm-edit-lsp apply` and the floor
-(examples/bench_floor.rs), alternating (which goes first alternates too),
+For each workload, RUNS times: `llm-edit-lsp apply`, the floor
+(examples/bench_floor.rs: one sync after the other) and the floor syncing
+16 files at a time, taking turns (which goes first rotates too),
 each on a fresh copy of before/ made and synced (`sync -f`) outside the
 timing; every result is checked against after/. Then RUNS `apply --dry-run`
 on before/ itself. Wall time is taken around the process (posix_spawn to
@@ -40,6 +41,7 @@ TARGETS = [
     ("(d) parse 5 MB response, 2,000 blocks", "< 50 ms", "targets/d_parse_5mb_2000_blocks"),
 ]
 RATIO_TARGET = 1.5
+PARALLEL_SYNCS = 16
 
 
 def loadavg():
@@ -98,10 +100,13 @@ def measure(args, w, work):
     extra = ["--fuzzy", "0.9"] if w.startswith("W3") else []
     ours_cmd = [args.bin, "apply", "--root", os.path.join(work, "root")] + extra + [payload]
     floor_cmd = [args.floor, wdir, os.path.join(work, "root")]
+    commands = {"floor": floor_cmd, "floor_parallel": floor_cmd + [str(PARALLEL_SYNCS)]}
     out = os.path.join(work, "out")
-    ours, floor, ours_rss, ok = [], [], 0, True
+    ours, ours_rss, ok = [], 0, True
+    floors = {"floor": [], "floor_parallel": []}
+    turn = ["ours", "floor", "floor_parallel"]
     for i in range(args.runs):
-        for who in (("ours", "floor") if i % 2 == 0 else ("floor", "ours")):
+        for who in turn[i % 3:] + turn[: i % 3]:
             fresh_copy(os.path.join(wdir, "before"), os.path.join(work, "root"))
             if who == "ours":
                 wall, rss = run(ours_cmd, out)
@@ -109,10 +114,10 @@ def measure(args, w, work):
                 ours_rss = max(ours_rss, rss)
                 ok = ok and same_tree(os.path.join(work, "root"), os.path.join(wdir, "after"))
             else:
-                wall, _ = run(floor_cmd, out)
+                wall, _ = run(commands[who], out)
                 with open(out) as f:
                     shortcut = int(f.read().split()[1])
-                floor.append(wall - shortcut)
+                floors[who].append(wall - shortcut)
                 if not same_tree(os.path.join(work, "root"), os.path.join(wdir, "after")):
                     sys.exit(f"bench: the floor did not produce {w}/after")
     dry, dry_rss = [], 0
@@ -127,6 +132,7 @@ def measure(args, w, work):
         for f in fs
     )
     short = w.split("-")[0]
+    floor, parallel = floors["floor"], floors["floor_parallel"]
     return {
         "workload": w,
         "criterion_in_process_ms": criterion_ms(args.criterion, f"workloads/{short}"),
@@ -136,6 +142,9 @@ def measure(args, w, work):
         "ratio": median_ms(ours) / median_ms(floor),
         "ours_runs_ms": [n / 1e6 for n in ours],
         "floor_runs_ms": [n / 1e6 for n in floor],
+        "floor_parallel_syncs_ms": median_ms(parallel),
+        "ratio_to_floor_parallel_syncs": median_ms(ours) / median_ms(parallel),
+        "floor_parallel_syncs_runs_ms": [n / 1e6 for n in parallel],
         "apply_peak_rss_mb": ours_rss / 1024,
         "dry_run_ms": median_ms(dry),
         "dry_run_peak_rss_mb": dry_rss / 1024,
@@ -180,7 +189,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="bench-cli-", dir=os.environ.get("BENCH_WORK")) as work:
         rows = []
         for w in workloads:
-            print(f"== {w}: {args.runs} runs of apply and of the floor, alternating", file=sys.stderr)
+            print(f"== {w}: {args.runs} runs of apply and of each floor, taking turns", file=sys.stderr)
             rows.append(measure(args, w, work))
     load_end = loadavg()
     old = {}
@@ -210,15 +219,18 @@ def main():
             f"| {r['dry_run_peak_rss_mb']:.0f} | {r['dry_run_rss_per_input']:.2f} | {'yes' if r['result_is_after'] else 'NO'} |"
         )
     print()
-    print(f"Whole process, ratio to the floor (median of {args.runs} alternating runs each; the floor reads the payload and the changed files, writes temps, fsyncs them, renames, fsyncs each folder once):")
+    print(f"Whole process, ratio to the floor (median of {args.runs} runs each, taking turns; the floor reads the payload and the changed files, writes temps, fsyncs them, renames, fsyncs each folder once; 'parallel syncs': the same, {PARALLEL_SYNCS} fsyncs at a time):")
     print()
-    head = "| workload | ours (ms) | floor (ms) | ratio | target ≤ 1.5x |"
+    head = "| workload | ours (ms) | floor (ms) | ratio | target ≤ 1.5x | floor, parallel syncs (ms) | ratio to it |"
     if old:
         head += " ratio before |"
     print(head)
-    print("|---|---|---|---|---|" + ("---|" if old else ""))
+    print("|---|---|---|---|---|---|---|" + ("---|" if old else ""))
     for r in rows:
-        line = f"| {r['workload']} | {r['ours_ms']:.1f} | {r['floor_ms']:.1f} | {r['ratio']:.2f}x | {'yes' if r['ratio'] <= RATIO_TARGET else 'NO'} |"
+        line = (
+            f"| {r['workload']} | {r['ours_ms']:.1f} | {r['floor_ms']:.1f} | {r['ratio']:.2f}x | {'yes' if r['ratio'] <= RATIO_TARGET else 'NO'} "
+            f"| {r['floor_parallel_syncs_ms']:.1f} | {r['ratio_to_floor_parallel_syncs']:.2f}x |"
+        )
         if old:
             before = old.get(r["workload"], {}).get("ratio")
             line += f" {fmt(before)}{'x' if before else ''} |"
