@@ -13,12 +13,22 @@
 //! rewritten in place (a rename would split it from its other names). A
 //! read-only file in a writable folder is refused unless `force`. Each
 //! folder touched is synced once at the end.
+//!
+//! Syncs wait together: the temporary files are synced by a few threads at
+//! once (at most [`SYNC_BATCH`] files staged and unsynced at a time), and
+//! so are the folders at the end. A journaling filesystem then commits
+//! once for the syncs that wait together, where one after the other each
+//! sync waits for a commit of its own; still, no rename happens before
+//! every temporary file is synced.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::ffi::OsString;
+use std::fs::File;
 use std::io::{Read, Write};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use rustix::fs::Stat;
 
@@ -26,6 +36,12 @@ use crate::disk::{meta, Dir, FsError, Location, RootDir, NEW_FILE, PRIVATE};
 use crate::engine::{FileChange, FileStatus};
 use crate::text::encoding;
 use crate::workspace::WorkspacePath;
+
+/// Temporary files written but not yet synced, at most: each keeps a
+/// descriptor open until it is synced.
+const SYNC_BATCH: usize = 64;
+/// Threads syncing at once (they wait on the disk, not on a core).
+const SYNC_THREADS: usize = 16;
 
 /// What the target must hold right before it is replaced or removed.
 enum Expect<'a> {
@@ -124,6 +140,8 @@ fn stage<'a>(
     staged: &mut Vec<Staged<'a>>,
     created_dirs: &mut Vec<(Dir, OsString)>,
 ) -> Result<(), String> {
+    // Written temporary files waiting for their sync, and whose they are.
+    let mut unsynced: Vec<(File, String)> = Vec::new();
     for change in changes {
         // UTF-8 (nearly every file) is borrowed: no copy of a large file.
         let before = change
@@ -143,7 +161,7 @@ fn stage<'a>(
                 _ => Expect::Absent,
             };
             let source = change.from.as_ref().unwrap_or(&change.path);
-            staged.push(stage_put(
+            let (step, temp) = stage_put(
                 root,
                 &change.path,
                 source,
@@ -151,7 +169,14 @@ fn stage<'a>(
                 expect,
                 force,
                 created_dirs,
-            )?);
+            )?;
+            if let (Some(file), Staged::Replace { shown, .. }) = (temp, &step) {
+                unsynced.push((file, shown.clone()));
+            }
+            staged.push(step);
+            if unsynced.len() >= SYNC_BATCH {
+                sync_temps(&mut unsynced)?;
+            }
         }
         let removed = match (&change.status, &change.from) {
             (FileStatus::Deleted, _) => Some(&change.path),
@@ -162,11 +187,55 @@ fn stage<'a>(
             staged.push(stage_remove(root, path, before.unwrap_or_default(), force)?);
         }
     }
-    Ok(())
+    sync_temps(&mut unsynced)
+}
+
+/// Syncs (and closes) the written temporary files.
+fn sync_temps(unsynced: &mut Vec<(File, String)>) -> Result<(), String> {
+    let result = together(unsynced, |(file, _)| file.sync_all());
+    let failed = result.map_err(|(i, e)| format!("cannot write {}: {e}", unsynced[i].1));
+    unsynced.clear();
+    failed
+}
+
+/// Runs `sync` on every item, [`SYNC_THREADS`] at a time (the calling
+/// thread among them; fewer when threads cannot be started). Returns the
+/// first failure seen, with its item's index; the others still run.
+fn together<T: Sync>(
+    items: &[T],
+    sync: impl Fn(&T) -> std::io::Result<()> + Sync,
+) -> Result<(), (usize, std::io::Error)> {
+    let next = AtomicUsize::new(0);
+    let failed = Mutex::new(None);
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(item) = items.get(i) else { break };
+        if let Err(e) = sync(item) {
+            let mut first = failed.lock().unwrap_or_else(|p| p.into_inner());
+            first.get_or_insert((i, e));
+        }
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..SYNC_THREADS.min(items.len()) {
+            if std::thread::Builder::new()
+                .spawn_scoped(scope, work)
+                .is_err()
+            {
+                break;
+            }
+        }
+        work();
+    });
+    match failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        Some(failure) => Err(failure),
+        None => Ok(()),
+    }
 }
 
 /// Stages new content for `path`; `source` (the file itself, or the one it
-/// is renamed from) gives the owner, mode and extended attributes.
+/// is renamed from) gives the owner, mode and extended attributes. A
+/// temporary file comes back written but not synced (the caller syncs it
+/// before any rename).
 #[allow(clippy::too_many_arguments)]
 fn stage_put<'a>(
     root: &RootDir,
@@ -176,7 +245,7 @@ fn stage_put<'a>(
     expect: Expect<'a>,
     force: bool,
     created_dirs: &mut Vec<(Dir, OsString)>,
-) -> Result<Staged<'a>, String> {
+) -> Result<(Staged<'a>, Option<File>), String> {
     let fail = |e: &dyn std::fmt::Display| format!("cannot write {path}: {e}");
     let mut at = root
         .locate(path.as_str(), true)
@@ -192,12 +261,13 @@ fn stage_put<'a>(
         refuse_read_only(st, &at.dir, force).map_err(|e| fail(&e))?;
         if st.st_nlink > 1 {
             if let Expect::Bytes(old) = expect {
-                return Ok(Staged::InPlace {
+                let step = Staged::InPlace {
                     at,
                     bytes,
                     old,
                     shown,
-                });
+                };
+                return Ok((step, None));
             }
         }
     }
@@ -215,18 +285,18 @@ fn stage_put<'a>(
         .and_then(|()| match &from {
             Some((old, st)) => meta::copy(old, st, &file),
             None => Ok(()),
-        })
-        .and_then(|()| file.sync_all());
+        });
     if let Err(e) = written {
         let _ = at.dir.remove_file(&temp);
         return Err(fail(&e));
     }
-    Ok(Staged::Replace {
+    let step = Staged::Replace {
         at,
         temp,
         expect,
         shown,
-    })
+    };
+    Ok((step, Some(file)))
 }
 
 /// Stages the removal of `path` (a symlink there is removed, not its
@@ -471,15 +541,14 @@ fn rollback(done: Vec<Done<'_>>) {
     }
 }
 
-/// Syncs each folder once (several handles may name the same folder).
+/// Syncs each folder once (several handles may name the same folder),
+/// several at a time.
 fn sync_once(folders: &[&Dir]) {
     let mut seen = HashSet::new();
-    for dir in folders {
-        let Ok(st) = rustix::fs::fstat(dir) else {
-            continue;
-        };
-        if seen.insert((st.st_dev, st.st_ino)) {
-            let _ = dir.sync();
-        }
-    }
+    let unique: Vec<&Dir> = folders
+        .iter()
+        .copied()
+        .filter(|dir| rustix::fs::fstat(dir).is_ok_and(|st| seen.insert((st.st_dev, st.st_ino))))
+        .collect();
+    let _ = together(&unique, |dir| dir.sync());
 }
