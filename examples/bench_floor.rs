@@ -178,8 +178,33 @@ fn files(dir: &Path) -> io::Result<Vec<PathBuf>> {
 fn read(path: &Path) -> io::Result<Vec<u8>> {
     let mut file = File::open(path)?;
     let mut bytes = Vec::with_capacity(file.metadata()?.len() as usize);
+    huge_pages(&mut bytes);
     file.read_to_end(&mut bytes)?;
     Ok(bytes)
+}
+
+/// Asks transparent huge pages for a buffer of 4 MiB or more, as
+/// `llm-edit-lsp apply` does for its large blocks (`src/cli/huge_pages.rs`):
+/// the floor must not pay page faults that apply no longer pays.
+fn huge_pages(buf: &mut Vec<u8>) {
+    #[cfg(target_os = "linux")]
+    if buf.capacity() >= 4 << 20 {
+        extern "C" {
+            fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
+        }
+        const MADV_HUGEPAGE: i32 = 14;
+        const HUGE_PAGE: usize = 2 << 20;
+        let ptr = buf.as_mut_ptr() as usize;
+        let start = ptr.next_multiple_of(HUGE_PAGE);
+        let end = (ptr + buf.capacity()) & !(HUGE_PAGE - 1);
+        if end > start {
+            // SAFETY: a range inside the buffer's own allocation; the advice
+            // changes how its pages are faulted in, not their content.
+            unsafe {
+                madvise(start as *mut std::ffi::c_void, end - start, MADV_HUGEPAGE);
+            }
+        }
+    }
 }
 
 fn temp_name(target: &Path) -> PathBuf {
