@@ -280,12 +280,10 @@ fn stage_put<'a>(
     created_dirs.extend(at.create_missing().map_err(|e| fail(&it(&e)))?);
     let mode = if from.is_some() { PRIVATE } else { NEW_FILE };
     let (mut file, temp) = at.dir.create_temp(&at.name, mode).map_err(|e| fail(&e))?;
-    let written = file
-        .write_all(&bytes)
-        .and_then(|()| match &from {
-            Some((old, st)) => meta::copy(old, st, &file),
-            None => Ok(()),
-        });
+    let written = file.write_all(&bytes).and_then(|()| match &from {
+        Some((old, st)) => meta::copy(old, st, &file),
+        None => Ok(()),
+    });
     if let Err(e) = written {
         let _ = at.dir.remove_file(&temp);
         return Err(fail(&e));
