@@ -11,7 +11,9 @@ on before/ itself. Wall time is taken around the process (posix_spawn to
 wait4), peak RSS from wait4's rusage. The floor's own untimed shortcut
 (reading after/, which it prints as `shortcut_ns`) is subtracted from its
 wall time, so both figures count process start, the work and exit.
-Medians are reported. stdlib only.
+Medians are reported. With --baseline-bin, another build of apply (an
+earlier commit) takes its turn too, on the same copies, for a side-by-side
+comparison under the same load. stdlib only.
 """
 
 import argparse
@@ -99,20 +101,25 @@ def measure(args, w, work):
     payload = os.path.join(wdir, "payload.md")
     extra = ["--fuzzy", "0.9"] if w.startswith("W3") else []
     ours_cmd = [args.bin, "apply", "--root", os.path.join(work, "root")] + extra + [payload]
+    base_cmd = [args.baseline_bin] + ours_cmd[1:] if args.baseline_bin else None
     floor_cmd = [args.floor, wdir, os.path.join(work, "root")]
-    commands = {"floor": floor_cmd, "floor_parallel": floor_cmd + [str(PARALLEL_SYNCS)]}
+    commands = {"floor": floor_cmd, "floor_parallel": floor_cmd + [str(PARALLEL_SYNCS)], "baseline": base_cmd}
     out = os.path.join(work, "out")
     ours, ours_rss, ok = [], 0, True
-    floors = {"floor": [], "floor_parallel": []}
-    turn = ["ours", "floor", "floor_parallel"]
+    floors = {"floor": [], "floor_parallel": [], "baseline": []}
+    turn = ["ours", "floor", "floor_parallel"] + (["baseline"] if base_cmd else [])
     for i in range(args.runs):
-        for who in turn[i % 3:] + turn[: i % 3]:
+        k = i % len(turn)
+        for who in turn[k:] + turn[:k]:
             fresh_copy(os.path.join(wdir, "before"), os.path.join(work, "root"))
             if who == "ours":
                 wall, rss = run(ours_cmd, out)
                 ours.append(wall)
                 ours_rss = max(ours_rss, rss)
                 ok = ok and same_tree(os.path.join(work, "root"), os.path.join(wdir, "after"))
+            elif who == "baseline":
+                wall, _ = run(base_cmd, out)
+                floors[who].append(wall)
             else:
                 wall, _ = run(commands[who], out)
                 with open(out) as f:
@@ -145,6 +152,9 @@ def measure(args, w, work):
         "floor_parallel_syncs_ms": median_ms(parallel),
         "ratio_to_floor_parallel_syncs": median_ms(ours) / median_ms(parallel),
         "floor_parallel_syncs_runs_ms": [n / 1e6 for n in parallel],
+        "baseline_ms": median_ms(floors["baseline"]) if base_cmd else None,
+        "baseline_ratio": median_ms(floors["baseline"]) / median_ms(floor) if base_cmd else None,
+        "baseline_runs_ms": [n / 1e6 for n in floors["baseline"]],
         "apply_peak_rss_mb": ours_rss / 1024,
         "dry_run_ms": median_ms(dry),
         "dry_run_peak_rss_mb": dry_rss / 1024,
@@ -176,6 +186,7 @@ def main():
     p.add_argument("--json", help="write every figure to this file")
     p.add_argument("--compare", help="a file written by --json earlier: show its ratios beside")
     p.add_argument("--load-start", help="the load average when the run began")
+    p.add_argument("--baseline-bin", help="another llm-edit-lsp build, timed in turn with the others")
     p.add_argument("--only", help="comma-separated workload ids (W1,W4) or folder names under --data")
     args = p.parse_args()
 
@@ -222,15 +233,20 @@ def main():
     print(f"Whole process, ratio to the floor (median of {args.runs} runs each, taking turns; the floor reads the payload and the changed files, writes temps, fsyncs them, renames, fsyncs each folder once; 'parallel syncs': the same, {PARALLEL_SYNCS} fsyncs at a time):")
     print()
     head = "| workload | ours (ms) | floor (ms) | ratio | target ≤ 1.5x | floor, parallel syncs (ms) | ratio to it |"
+    base = args.baseline_bin is not None
+    if base:
+        head += " baseline build (ms) | its ratio |"
     if old:
         head += " ratio before |"
     print(head)
-    print("|---|---|---|---|---|---|---|" + ("---|" if old else ""))
+    print("|---|---|---|---|---|---|---|" + ("---|---|" if base else "") + ("---|" if old else ""))
     for r in rows:
         line = (
             f"| {r['workload']} | {r['ours_ms']:.1f} | {r['floor_ms']:.1f} | {r['ratio']:.2f}x | {'yes' if r['ratio'] <= RATIO_TARGET else 'NO'} "
             f"| {r['floor_parallel_syncs_ms']:.1f} | {r['ratio_to_floor_parallel_syncs']:.2f}x |"
         )
+        if base:
+            line += f" {r['baseline_ms']:.1f} | {r['baseline_ratio']:.2f}x |"
         if old:
             before = old.get(r["workload"], {}).get("ratio")
             line += f" {fmt(before)}{'x' if before else ''} |"
@@ -247,6 +263,7 @@ def main():
             "loadavg_start": load_start,
             "loadavg_end": load_end,
             "ratio_target": RATIO_TARGET,
+            "baseline_bin": args.baseline_bin,
             "targets": targets,
             "workloads": rows,
         }
