@@ -4,11 +4,18 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use llm_edit_lsp::cli::args::{Cli, Command};
+use llm_edit_lsp::cli::huge_pages::{self, LargeOnHugePages};
+
+#[global_allocator]
+static ALLOCATOR: LargeOnHugePages = LargeOnHugePages;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
-        Some(Command::Apply(args)) => llm_edit_lsp::cli::apply::run(args),
+        Some(Command::Apply(args)) => {
+            huge_pages::enable();
+            llm_edit_lsp::cli::apply::run(args)
+        }
         Some(Command::Prompt(args)) => llm_edit_lsp::cli::prompt::run(args),
         Some(Command::Lsp) | None => llm_edit_lsp::cli::serve(cli.log_level.as_deref()),
     };

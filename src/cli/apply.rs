@@ -16,6 +16,8 @@ use crate::workspace::DiskFiles;
 
 /// Runs `apply`: exit 0 when everything applied (or would), 1 when an edit
 /// failed, 2 on usage or I/O errors (returned as `Err`).
+/// For the process's `main` only: on success the plan is left for the
+/// exit to free.
 pub fn run(args: &ApplyArgs) -> anyhow::Result<ExitCode> {
     let options = options(args)?;
     let payload = read_payload(&args.payload)?;
@@ -89,11 +91,18 @@ pub fn run(args: &ApplyArgs) -> anyhow::Result<ExitCode> {
             writeln!(out, "nothing changed: {} error(s)", outcome.errors.len())?;
         }
     }
-    Ok(if outcome.errors.is_empty() {
+    let code = if outcome.errors.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
-    })
+    };
+    // The process ends here: freeing the plan (every text before and
+    // after, thousands of small strings) piece by piece is work the exit
+    // does at once.
+    out.flush()?;
+    std::mem::forget(outcome);
+    std::mem::forget(payload);
+    Ok(code)
 }
 
 fn options(args: &ApplyArgs) -> anyhow::Result<Options> {
@@ -141,6 +150,10 @@ fn read_payload(arg: &str) -> anyhow::Result<String> {
     } else {
         let file =
             std::fs::File::open(arg).with_context(|| format!("cannot read the payload {arg}"))?;
+        // Sized once from the file (a 5 MB response is not read into a
+        // buffer grown by doubling); a pipe or FIFO reports 0 and grows.
+        let size = file.metadata().map_or(0, |m| m.len());
+        bytes.reserve_exact(size.min(MAX_PAYLOAD_BYTES as u64 + 1) as usize);
         file.take(MAX_PAYLOAD_BYTES as u64 + 1)
             .read_to_end(&mut bytes)?;
     }

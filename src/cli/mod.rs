@@ -5,6 +5,7 @@
 
 pub mod apply;
 pub mod args;
+pub mod huge_pages;
 pub mod prompt;
 pub mod write;
 

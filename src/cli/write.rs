@@ -13,41 +13,59 @@
 //! rewritten in place (a rename would split it from its other names). A
 //! read-only file in a writable folder is refused unless `force`. Each
 //! folder touched is synced once at the end.
+//!
+//! Syncs wait together: the temporary files are synced by a few threads at
+//! once (at most [`SYNC_BATCH`] files staged and unsynced at a time), and
+//! so are the folders at the end. A journaling filesystem then commits
+//! once for the syncs that wait together, where one after the other each
+//! sync waits for a commit of its own; still, no rename happens before
+//! every temporary file is synced.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::ffi::OsString;
-use std::io::Write;
+use std::fs::File;
+use std::io::{Read, Write};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use rustix::fs::Stat;
 
-use crate::disk::{meta, Dir, FsError, Location, RootDir, MAX_FILE_BYTES, NEW_FILE, PRIVATE};
+use crate::disk::{meta, Dir, FsError, Location, RootDir, NEW_FILE, PRIVATE};
 use crate::engine::{FileChange, FileStatus};
 use crate::text::encoding;
 use crate::workspace::WorkspacePath;
 
+/// Temporary files written but not yet synced, at most: each keeps a
+/// descriptor open until it is synced.
+const SYNC_BATCH: usize = 64;
+/// Threads syncing at once (they wait on the disk, not on a core).
+const SYNC_THREADS: usize = 16;
+
 /// What the target must hold right before it is replaced or removed.
-enum Expect {
+enum Expect<'a> {
     /// Missing or empty (a new file: the plan's create rule).
     Absent,
-    /// Exactly these bytes (what the plan read).
-    Bytes(Vec<u8>),
+    /// Exactly these bytes (what the plan read; borrowed from the plan
+    /// unless its encoding had to be redone).
+    Bytes(Cow<'a, [u8]>),
 }
 
 /// One file operation, staged.
-enum Staged {
+enum Staged<'a> {
     /// The temporary file `temp` beside the target becomes it.
     Replace {
         at: Location,
         temp: OsString,
-        expect: Expect,
+        expect: Expect<'a>,
         shown: String,
     },
     /// The target (hard-linked elsewhere) is rewritten in place.
     InPlace {
         at: Location,
-        bytes: Vec<u8>,
-        old: Vec<u8>,
+        bytes: Cow<'a, [u8]>,
+        old: Cow<'a, [u8]>,
         shown: String,
     },
     /// The entry `at` goes away; `check` (where its symlinks lead) must
@@ -55,7 +73,7 @@ enum Staged {
     Remove {
         at: Location,
         check: Location,
-        expect: Vec<u8>,
+        expect: Cow<'a, [u8]>,
         shown: String,
     },
 }
@@ -115,32 +133,35 @@ fn raise_open_file_limit() {
     }
 }
 
-fn stage(
+fn stage<'a>(
     root: &RootDir,
-    changes: &[FileChange],
+    changes: &'a [FileChange],
     force: bool,
-    staged: &mut Vec<Staged>,
+    staged: &mut Vec<Staged<'a>>,
     created_dirs: &mut Vec<(Dir, OsString)>,
 ) -> Result<(), String> {
+    // Written temporary files waiting for their sync, and whose they are.
+    let mut unsynced: Vec<(File, String)> = Vec::new();
     for change in changes {
+        // UTF-8 (nearly every file) is borrowed: no copy of a large file.
         let before = change
             .before
             .as_ref()
-            .map(|b| encoding::encode(&b.text, b.encoding).into_owned());
+            .map(|b| encoding::encode(&b.text, b.encoding));
         if let Some(after) = &change.after {
             let encoding = change
                 .before
                 .as_ref()
                 .map(|b| b.encoding)
                 .unwrap_or_default();
-            let bytes = encoding::encode(after, encoding).into_owned();
+            let bytes = encoding::encode(after, encoding);
             // The file read is the target unless the change moves it.
             let expect = match (&change.from, &before) {
                 (None, Some(b)) => Expect::Bytes(b.clone()),
                 _ => Expect::Absent,
             };
             let source = change.from.as_ref().unwrap_or(&change.path);
-            staged.push(stage_put(
+            let (step, temp) = stage_put(
                 root,
                 &change.path,
                 source,
@@ -148,7 +169,14 @@ fn stage(
                 expect,
                 force,
                 created_dirs,
-            )?);
+            )?;
+            if let (Some(file), Staged::Replace { shown, .. }) = (temp, &step) {
+                unsynced.push((file, shown.clone()));
+            }
+            staged.push(step);
+            if unsynced.len() >= SYNC_BATCH {
+                sync_temps(&mut unsynced)?;
+            }
         }
         let removed = match (&change.status, &change.from) {
             (FileStatus::Deleted, _) => Some(&change.path),
@@ -159,20 +187,65 @@ fn stage(
             staged.push(stage_remove(root, path, before.unwrap_or_default(), force)?);
         }
     }
-    Ok(())
+    sync_temps(&mut unsynced)
+}
+
+/// Syncs (and closes) the written temporary files.
+fn sync_temps(unsynced: &mut Vec<(File, String)>) -> Result<(), String> {
+    let result = together(unsynced, |(file, _)| file.sync_all());
+    let failed = result.map_err(|(i, e)| format!("cannot write {}: {e}", unsynced[i].1));
+    unsynced.clear();
+    failed
+}
+
+/// Runs `sync` on every item, [`SYNC_THREADS`] at a time (the calling
+/// thread among them; fewer when threads cannot be started). Returns the
+/// first failure seen, with its item's index; the others still run.
+fn together<T: Sync>(
+    items: &[T],
+    sync: impl Fn(&T) -> std::io::Result<()> + Sync,
+) -> Result<(), (usize, std::io::Error)> {
+    let next = AtomicUsize::new(0);
+    let failed = Mutex::new(None);
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(item) = items.get(i) else { break };
+        if let Err(e) = sync(item) {
+            let mut first = failed.lock().unwrap_or_else(|p| p.into_inner());
+            first.get_or_insert((i, e));
+        }
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..SYNC_THREADS.min(items.len()) {
+            if std::thread::Builder::new()
+                .spawn_scoped(scope, work)
+                .is_err()
+            {
+                break;
+            }
+        }
+        work();
+    });
+    match failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        Some(failure) => Err(failure),
+        None => Ok(()),
+    }
 }
 
 /// Stages new content for `path`; `source` (the file itself, or the one it
-/// is renamed from) gives the owner, mode and extended attributes.
-fn stage_put(
+/// is renamed from) gives the owner, mode and extended attributes. A
+/// temporary file comes back written but not synced (the caller syncs it
+/// before any rename).
+#[allow(clippy::too_many_arguments)]
+fn stage_put<'a>(
     root: &RootDir,
     path: &WorkspacePath,
     source: &WorkspacePath,
-    bytes: Vec<u8>,
-    expect: Expect,
+    bytes: Cow<'a, [u8]>,
+    expect: Expect<'a>,
     force: bool,
     created_dirs: &mut Vec<(Dir, OsString)>,
-) -> Result<Staged, String> {
+) -> Result<(Staged<'a>, Option<File>), String> {
     let fail = |e: &dyn std::fmt::Display| format!("cannot write {path}: {e}");
     let mut at = root
         .locate(path.as_str(), true)
@@ -188,12 +261,13 @@ fn stage_put(
         refuse_read_only(st, &at.dir, force).map_err(|e| fail(&e))?;
         if st.st_nlink > 1 {
             if let Expect::Bytes(old) = expect {
-                return Ok(Staged::InPlace {
+                let step = Staged::InPlace {
                     at,
                     bytes,
                     old,
                     shown,
-                });
+                };
+                return Ok((step, None));
             }
         }
     }
@@ -206,33 +280,31 @@ fn stage_put(
     created_dirs.extend(at.create_missing().map_err(|e| fail(&it(&e)))?);
     let mode = if from.is_some() { PRIVATE } else { NEW_FILE };
     let (mut file, temp) = at.dir.create_temp(&at.name, mode).map_err(|e| fail(&e))?;
-    let written = file
-        .write_all(&bytes)
-        .and_then(|()| match &from {
-            Some((old, st)) => meta::copy(old, st, &file),
-            None => Ok(()),
-        })
-        .and_then(|()| file.sync_all());
+    let written = file.write_all(&bytes).and_then(|()| match &from {
+        Some((old, st)) => meta::copy(old, st, &file),
+        None => Ok(()),
+    });
     if let Err(e) = written {
         let _ = at.dir.remove_file(&temp);
         return Err(fail(&e));
     }
-    Ok(Staged::Replace {
+    let step = Staged::Replace {
         at,
         temp,
         expect,
         shown,
-    })
+    };
+    Ok((step, Some(file)))
 }
 
 /// Stages the removal of `path` (a symlink there is removed, not its
 /// target), which must still hold `expect`.
-fn stage_remove(
+fn stage_remove<'a>(
     root: &RootDir,
     path: &WorkspacePath,
-    expect: Vec<u8>,
+    expect: Cow<'a, [u8]>,
     force: bool,
-) -> Result<Staged, String> {
+) -> Result<Staged<'a>, String> {
     let shown = path.to_string();
     let fail = |e: &dyn std::fmt::Display| format!("cannot remove {shown}: {e}");
     let at = root
@@ -292,19 +364,23 @@ fn refuse_read_only(st: &Stat, folder: &Dir, force: bool) -> Result<(), String> 
     Ok(())
 }
 
-/// Checks that `at` still holds what the plan read.
-fn verify(at: &Location, expect: &Expect, shown: &str) -> Result<(), String> {
+/// Checks that `at` still holds what the plan read: the file is read
+/// again (as a regular file, not through a symlink) and compared piece by
+/// piece, without a second copy of it in memory.
+fn verify(at: &Location, expect: &Expect<'_>, shown: &str) -> Result<(), String> {
     let current = if at.missing.is_empty() {
         at.dir
-            .read_regular(&at.name, MAX_FILE_BYTES)
+            .open_regular(&at.name)
             .map_err(|e| format!("cannot read {shown} again: {}", it(&e)))?
     } else {
         None
     };
-    let same = match (expect, &current) {
+    let same = match (expect, current) {
         (Expect::Absent, None) => true,
-        (Expect::Absent, Some(now)) => now.is_empty(),
-        (Expect::Bytes(b), Some(now)) => b == now,
+        (Expect::Absent, Some((_, st))) => st.st_size == 0,
+        (Expect::Bytes(b), Some((file, st))) => {
+            holds(file, &st, b).map_err(|e| format!("cannot read {shown} again: {e}"))?
+        }
         (Expect::Bytes(_), None) => false,
     };
     if same {
@@ -316,10 +392,35 @@ fn verify(at: &Location, expect: &Expect, shown: &str) -> Result<(), String> {
     }
 }
 
+/// Whether the open file (status `st`) holds exactly `expect`: its size
+/// first, then its bytes read in pieces (the file may still change size
+/// while it is read: any difference, or bytes beyond `expect`, is "no").
+fn holds(mut file: std::fs::File, st: &Stat, expect: &[u8]) -> std::io::Result<bool> {
+    if u64::try_from(st.st_size).ok() != Some(expect.len() as u64) {
+        return Ok(false);
+    }
+    let mut buf = vec![0u8; 256 * 1024];
+    let mut at = 0;
+    loop {
+        let n = match file.read(&mut buf) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if n == 0 {
+            return Ok(at == expect.len());
+        }
+        if expect.get(at..at + n) != Some(&buf[..n]) {
+            return Ok(false);
+        }
+        at += n;
+    }
+}
+
 /// Renames everything into place, checking each target right before; on
 /// failure, undoes what was done.
-fn commit(staged: &[Staged]) -> Result<(), String> {
-    let mut done: Vec<Done<'_>> = Vec::new();
+fn commit<'s>(staged: &'s [Staged<'_>]) -> Result<(), String> {
+    let mut done: Vec<Done<'s>> = Vec::new();
     for s in staged {
         match step(s) {
             Ok(d) => done.push(d),
@@ -349,7 +450,7 @@ fn commit(staged: &[Staged]) -> Result<(), String> {
     Ok(())
 }
 
-fn step(s: &Staged) -> Result<Done<'_>, String> {
+fn step<'s>(s: &'s Staged<'_>) -> Result<Done<'s>, String> {
     match s {
         Staged::Replace {
             at,
@@ -380,7 +481,7 @@ fn step(s: &Staged) -> Result<Done<'_>, String> {
             old,
             shown,
         } => {
-            verify(at, &Expect::Bytes(old.clone()), shown)?;
+            verify(at, &Expect::Bytes(Cow::Borrowed(old)), shown)?;
             at.dir
                 .rewrite(&at.name, bytes)
                 .map_err(|e| format!("cannot write {shown}: {}", it(&e)))?;
@@ -392,7 +493,7 @@ fn step(s: &Staged) -> Result<Done<'_>, String> {
             expect,
             shown,
         } => {
-            verify(check, &Expect::Bytes(expect.clone()), shown)?;
+            verify(check, &Expect::Bytes(Cow::Borrowed(expect)), shown)?;
             let aside = put_aside(at, expect).map_err(|e| format!("cannot remove {shown}: {e}"))?;
             match at.dir.remove_file(&at.name) {
                 Ok(()) => Ok(Done::Removed(at, aside)),
@@ -438,15 +539,14 @@ fn rollback(done: Vec<Done<'_>>) {
     }
 }
 
-/// Syncs each folder once (several handles may name the same folder).
+/// Syncs each folder once (several handles may name the same folder),
+/// several at a time.
 fn sync_once(folders: &[&Dir]) {
     let mut seen = HashSet::new();
-    for dir in folders {
-        let Ok(st) = rustix::fs::fstat(dir) else {
-            continue;
-        };
-        if seen.insert((st.st_dev, st.st_ino)) {
-            let _ = dir.sync();
-        }
-    }
+    let unique: Vec<&Dir> = folders
+        .iter()
+        .copied()
+        .filter(|dir| rustix::fs::fstat(dir).is_ok_and(|st| seen.insert((st.st_dev, st.st_ino))))
+        .collect();
+    let _ = together(&unique, |dir| dir.sync());
 }
