@@ -226,11 +226,18 @@ impl<'o> Doc<'o> {
         }
         let mut hits = Vec::new();
         // One searcher for every window (building one costs as much as
-        // searching a small window).
-        let finder = memmem::Finder::new(needle.as_bytes());
+        // searching a small window); none when the windows are so small
+        // that comparing at each place their first byte matches costs less.
+        let total: usize = windows.iter().map(|w| w.len()).sum();
+        let finder = (total.saturating_mul(needle.len()) > NAIVE_SEARCH_BYTES)
+            .then(|| memmem::Finder::new(needle.as_bytes()));
         for w in windows {
             let text = self.slice(w.clone());
-            for pos in find_overlapping_with(&finder, text.as_bytes()) {
+            let found = match &finder {
+                Some(finder) => find_overlapping_with(finder, text.as_bytes()),
+                None => find_overlapping_naive(text.as_bytes(), needle.as_bytes()),
+            };
+            for pos in found {
                 let start = w.start + pos;
                 if !self.inside_one_orig_piece(start, needle.len()) {
                     hits.push(start);
@@ -366,6 +373,21 @@ pub fn find_overlapping_with(finder: &memmem::Finder, haystack: &[u8]) -> Vec<us
     hits
 }
 
+/// Up to this many bytes compared at worst (window bytes × needle
+/// length), the windows near changes are searched without a searcher.
+const NAIVE_SEARCH_BYTES: usize = 1 << 22;
+
+/// [`find_overlapping`] by comparing the needle wherever its first byte
+/// is: no searcher to build, at worst haystack × needle comparisons.
+fn find_overlapping_naive(haystack: &[u8], needle: &[u8]) -> Vec<usize> {
+    let Some(&first) = needle.first() else {
+        return Vec::new();
+    };
+    memchr::memchr_iter(first, haystack)
+        .filter(|&at| haystack[at..].starts_with(needle))
+        .collect()
+}
+
 /// A UTF-8 continuation byte (not the first byte of a char).
 fn is_continuation(byte: u8) -> bool {
     byte & 0xC0 == 0x80
@@ -403,6 +425,21 @@ fn cut(piece: &Piece, range: Range<usize>) -> Piece {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_naive_search_finds_what_the_searcher_finds() {
+        let haystacks = ["", "aaaa", "abababa", "  x\n  x\n", "é x é", "xx"];
+        let needles = ["a", "aa", "aba", "  x", "\n  x\n", "é", "xxx", " "];
+        for h in haystacks {
+            for n in needles {
+                assert_eq!(
+                    find_overlapping_naive(h.as_bytes(), n.as_bytes()),
+                    find_overlapping(h.as_bytes(), n.as_bytes()),
+                    "{n:?} in {h:?}"
+                );
+            }
+        }
+    }
     use crate::plan::TextEdits;
 
     fn all_hits(text: &str, needle: &str) -> Vec<usize> {

@@ -55,7 +55,7 @@ impl Style {
         let (mut tabs, mut spaces) = (0usize, 0usize);
         let mut steps = [0usize; 9];
         let mut prev: Option<usize> = None;
-        for line in lines.filter(|l| !l.trim().is_empty()) {
+        for line in lines.filter(|l| !is_blank(l)) {
             if line.starts_with('\t') {
                 tabs += 1;
             } else if line.starts_with("  ") {
@@ -254,6 +254,17 @@ fn step(steps: &mut [usize; 9], prev: &mut Option<usize>, line: &str) {
         }
     }
     *prev = Some(n);
+}
+
+/// Whether a line is empty once trimmed (`line.trim().is_empty()`),
+/// told from its first byte after the indentation on most lines.
+fn is_blank(line: &str) -> bool {
+    let rest = &line.as_bytes()[indent(line).len()..];
+    match rest.first() {
+        None => true,
+        Some(b) if b.is_ascii() && !b.is_ascii_whitespace() && *b != 0x0b => false,
+        Some(_) => line.trim().is_empty(),
+    }
 }
 
 /// The leading whitespace of a line.

@@ -1016,11 +1016,11 @@ impl Locator<'_> {
         let (Some(language), Style::Tabs) = (self.language, self.style) else {
             return Ok(());
         };
-        let split = |t: &str| -> Vec<String> {
+        fn split(t: &str) -> Vec<&str> {
             t.split('\n')
-                .map(|l| l.strip_suffix('\r').unwrap_or(l).to_string())
+                .map(|l| l.strip_suffix('\r').unwrap_or(l))
                 .collect()
-        };
+        }
         let (new, written) = (split(&located.text), split(&r.replace));
         if new.len() != written.len() || new == written {
             return Ok(());
@@ -1319,7 +1319,8 @@ impl Locator<'_> {
     ) -> Located {
         let le = self.line_ending.as_str();
         let has_terminator = range.end > range.start && byte(range.end - 1) == b'\n';
-        let mut text = String::new();
+        let mut text =
+            String::with_capacity(new_lines.iter().map(|l| l.len() + le.len()).sum::<usize>());
         for l in new_lines {
             text.push_str(l);
             text.push_str(le);
