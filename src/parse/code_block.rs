@@ -34,13 +34,16 @@ pub fn opens(scan: &Scan, i: usize) -> bool {
     if !scan.opens_fence(i) {
         return false;
     }
-    let end = closing(scan, i, &fence).unwrap_or(scan.lines.len());
-    let other_format = (i + 1..end).any(|j| {
-        BLOCK_PARSERS
-            .iter()
-            .filter(|p| p.format != Format::CodeBlock)
-            .any(|p| (p.opens)(scan, j))
-    });
+    // A block of another format inside (a SEARCH marker on its first
+    // line, most often) is found on the way to the closing fence.
+    let other_format = (i + 1..scan.lines.len())
+        .take_while(|&j| !markdown::closes(scan.lines[j], &fence))
+        .any(|j| {
+            BLOCK_PARSERS
+                .iter()
+                .filter(|p| p.format != Format::CodeBlock)
+                .any(|p| (p.opens)(scan, j))
+        });
     !other_format && !names(scan, i, &fence).is_empty()
 }
 

@@ -220,7 +220,7 @@ pub fn parse(payload: &str, format: Option<Format>) -> Parsed {
         (out.edits, out.errors, Vec::new(), out.preview)
     } else {
         // The lines are split once, for both passes.
-        let lines: Vec<&str> = payload.lines().collect();
+        let lines = crate::text::lines::split(payload);
         let suggestions = suggestions::find_in(&lines);
         let (edits, errors, preview) = parse_blocks(payload, Scan::with_lines(lines), format);
         (edits, errors, suggestions, preview)

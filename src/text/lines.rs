@@ -62,6 +62,24 @@ impl LineIndex {
     }
 }
 
+/// `text.lines()` collected, split with `memchr`: each line without its
+/// `\n` and one `\r` before it; no empty last line after a final `\n`.
+pub fn split(text: &str) -> Vec<&str> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len() / 32 + 1);
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', bytes) {
+        let line = &text[start..end];
+        out.push(line.strip_suffix('\r').unwrap_or(line));
+        start = end + 1;
+    }
+    if start < text.len() {
+        // The last line keeps a `\r` no `\n` follows, as `lines()` does.
+        out.push(&text[start..]);
+    }
+    out
+}
+
 /// Length of the common prefix made of whole lines (ends after a `\n`).
 pub fn common_prefix(a: &str, b: &str) -> usize {
     let mut len = 0;
@@ -95,6 +113,24 @@ pub fn common_suffix(a: &str, b: &str) -> usize {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn split_is_lines() {
+        for text in [
+            "",
+            "\n",
+            "a",
+            "a\n",
+            "a\r\nb",
+            "a\r\n\r\nb\r",
+            "\r",
+            "a\rb\n",
+            "x\n\n",
+            "é\r\n",
+        ] {
+            assert_eq!(split(text), text.lines().collect::<Vec<_>>(), "{text:?}");
+        }
+    }
+
     use super::*;
 
     #[test]
