@@ -106,39 +106,10 @@ pub fn syntax_warnings(files: &[FileChange]) -> Vec<SyntaxWarning> {
             f.after.is_some() && crate::syntax::Language::of_path(f.path.as_str()).is_some()
         })
         .collect();
-    // Asked once: on Linux it reads the cgroup's CPU quota.
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let threads = cores.min(checked.len());
-    if threads <= 1 {
-        return checked.into_iter().filter_map(syntax_warning).collect();
-    }
-    // Files are taken one at a time from a shared counter: their costs
-    // differ (a file whose edits need no parse costs next to nothing).
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut found: Vec<(usize, SyntaxWarning)> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                let (checked, next) = (&checked, &next);
-                scope.spawn(move || {
-                    let mut found = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(f) = checked.get(i) else {
-                            return found;
-                        };
-                        found.extend(syntax_warning(f).map(|w| (i, w)));
-                    }
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap_or_default())
-            .collect()
-    });
-    found.sort_by_key(|(i, _)| *i);
-    found.into_iter().map(|(_, w)| w).collect()
+    crate::cores::map(&checked, |f| syntax_warning(f))
+        .into_iter()
+        .flatten()
+        .collect()
 }
 
 /// The warning of one changed file, if its edits bring a parse error.
@@ -218,8 +189,13 @@ pub fn plan_batch(
 
     let config = resolve_config(options);
     let mut files = Vec::new();
-    for (path, edits) in by_file {
-        match resolve::resolve_file(&path, &edits, source, &config) {
+    // Files resolve on their own: side by side, results in path order.
+    let by_file: Vec<(WorkspacePath, Vec<&Edit>)> = by_file.into_iter().collect();
+    let results = crate::cores::map(&by_file, |(path, edits)| {
+        resolve::resolve_file(path, edits, source, &config)
+    });
+    for result in results {
+        match result {
             FileResult::Changed(changes) => files.extend(changes),
             FileResult::Failed(errs) => errors.extend(errs),
             FileResult::Partial(changes, errs) => {

@@ -11,6 +11,7 @@
 
 pub mod cli;
 pub mod context;
+pub mod cores;
 pub mod disk;
 pub mod engine;
 pub mod error;

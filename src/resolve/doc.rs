@@ -380,10 +380,17 @@ const NAIVE_SEARCH_BYTES: usize = 1 << 22;
 /// [`find_overlapping`] by comparing the needle wherever its first byte
 /// is: no searcher to build, at worst haystack × needle comparisons.
 fn find_overlapping_naive(haystack: &[u8], needle: &[u8]) -> Vec<usize> {
-    let Some(&first) = needle.first() else {
+    if needle.is_empty() {
         return Vec::new();
-    };
-    memchr::memchr_iter(first, haystack)
+    }
+    // The needle's first byte after its indentation: spaces are
+    // everywhere in code, the first letter of a line much less so.
+    let k = needle
+        .iter()
+        .take(64)
+        .position(|&b| b != b' ' && b != b'\t')
+        .unwrap_or(0);
+    memchr::memchr_iter(needle[k], haystack.get(k..).unwrap_or_default())
         .filter(|&at| haystack[at..].starts_with(needle))
         .collect()
 }
@@ -428,8 +435,19 @@ mod tests {
 
     #[test]
     fn the_naive_search_finds_what_the_searcher_finds() {
-        let haystacks = ["", "aaaa", "abababa", "  x\n  x\n", "é x é", "xx"];
-        let needles = ["a", "aa", "aba", "  x", "\n  x\n", "é", "xxx", " "];
+        let haystacks = [
+            "",
+            "aaaa",
+            "abababa",
+            "  x\n  x\n",
+            "é x é",
+            "xx",
+            " \t x  x",
+            "    ",
+        ];
+        let needles = [
+            "a", "aa", "aba", "  x", "\n  x\n", "é", "xxx", " ", "  ", "\t x",
+        ];
         for h in haystacks {
             for n in needles {
                 assert_eq!(

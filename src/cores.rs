@@ -1,0 +1,74 @@
+//! Independent work spread over the machine's cores: the files of a
+//! payload are resolved, and their changes checked, side by side.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+/// The cores this process may use (asked once: on Linux it reads the
+/// cgroup's CPU quota).
+pub fn count() -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// `f` of every item, in order, computed on every core. Items are handed
+/// out one at a time from a shared counter (their costs differ: a file
+/// with one edit beside one with a hundred). A panic in `f` is raised
+/// again here, never taken for an empty result.
+pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = count().min(items.len());
+    if threads <= 1 {
+        return items.iter().map(f).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                let (next, f) = (&next, &f);
+                scope.spawn(move || {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(item) = items.get(i) else {
+                            return done;
+                        };
+                        done.push((i, f(item)));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    done.sort_unstable_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_keep_the_items_order() {
+        let items: Vec<usize> = (0..1000).collect();
+        assert_eq!(
+            map(&items, |i| i * 2),
+            (0..1000).map(|i| i * 2).collect::<Vec<_>>()
+        );
+        assert_eq!(map(&[] as &[usize], |i| *i), Vec::<usize>::new());
+    }
+
+    #[test]
+    #[should_panic(expected = "item 7")]
+    fn a_panic_is_raised_again() {
+        let items: Vec<usize> = (0..20).collect();
+        map(&items, |&i| {
+            if i == 7 {
+                panic!("item 7");
+            }
+            i
+        });
+    }
+}
