@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use super::blank_lines;
 use super::doc::Doc;
-use super::hints::{choose, choose_window};
+use super::hints::{choose, choose_window, HINT_CLEAR, HINT_NEAR};
 use super::indent::{self, Style};
 use super::line_numbers;
 use super::passes::{self, boundary_prefix, fuzzy, substring, Lines, Pass};
@@ -920,12 +920,17 @@ impl Locator<'_> {
         let deadline = Instant::now() + self.config.fuzzy_deadline;
         // One scan serves both questions: the windows above the
         // threshold, and any nearly as close as the best of them.
-        let scan = fuzzy::find(
-            lines,
-            &search,
-            (threshold - FUZZY_MARGIN).max(0.0),
-            deadline,
-        );
+        let floor = (threshold - FUZZY_MARGIN).max(0.0);
+        let scan = self
+            .fuzzy_near_hint(
+                lines,
+                &search,
+                (threshold, floor),
+                r.replace_all,
+                hint,
+                deadline,
+            )
+            .unwrap_or_else(|| fuzzy::find(lines, &search, floor, deadline));
         let candidates = scan.above(threshold);
         if candidates.is_empty() {
             return None;
@@ -975,6 +980,45 @@ impl Locator<'_> {
                 })
                 .collect(),
         )
+    }
+
+    /// The fuzzy scan of the windows within [`HINT_CLEAR`] lines of a line
+    /// hint, when that decides (`FORMATS.md` §3 "Line hints"): a window
+    /// there above the threshold that the hint picks — at the hint, or
+    /// within [`HINT_NEAR`] lines of it with no other within
+    /// [`HINT_CLEAR`] — is picked whatever lies farther away, so windows
+    /// beyond are neither candidates nor rivals. `None`: scan the file.
+    fn fuzzy_near_hint(
+        &self,
+        lines: &Lines,
+        search: &[&str],
+        (threshold, floor): (f64, f64),
+        replace_all: bool,
+        hint: Option<usize>,
+        deadline: Instant,
+    ) -> Option<fuzzy::FuzzyScan> {
+        let h = hint.filter(|_| !replace_all)?;
+        let reach = h.saturating_sub(HINT_CLEAR)..h + HINT_CLEAR + 1;
+        let near = fuzzy::find_near(lines, search, floor, deadline, reach.clone());
+        let n = search.len();
+        // Windows near the reach's edges may belong with windows beyond
+        // (a run of overlapping windows is one candidate): the file decides.
+        let (first, last) = near.span()?;
+        let inner = |s: usize, edge: usize| s.abs_diff(edge) > n;
+        let last_start = lines.len().saturating_sub(n);
+        if near.timed_out
+            || (reach.start > 0 && !inner(first, reach.start))
+            || (reach.end <= last_start && !inner(last, reach.end - 1))
+        {
+            return None;
+        }
+        let ranges: Vec<Range<usize>> = near
+            .above(threshold)
+            .iter()
+            .map(|c| c.start..c.start + n)
+            .collect();
+        let chosen = choose_window(ranges, false, hint).ok()?;
+        (chosen.first()?.start.abs_diff(h) <= HINT_NEAR).then_some(near)
     }
 
     /// The replacement of an exact match (`byte`/`slice` read the text).

@@ -49,6 +49,12 @@ fn max_distance(threshold: f64, longer: usize) -> usize {
 }
 
 impl FuzzyScan {
+    /// The first and last start line of the windows scored (at or above
+    /// the floor), `None` when none was.
+    pub fn span(&self) -> Option<(usize, usize)> {
+        Some((self.windows.first()?.start, self.windows.last()?.start))
+    }
+
     /// The best window of each cluster of overlapping windows at or above
     /// `threshold` (not below the floor the scan ran at), in file order.
     pub fn above(&self, threshold: f64) -> Vec<Scored> {
