@@ -56,8 +56,6 @@ pub enum ErrorKind {
     /// The run's time budget (`--deadline`) ran out before this edit was
     /// resolved (or while a search that must be complete was under way).
     Deadline,
-    /// The input is over a size limit this tool sets (see `docs/formats.md`).
-    TooLarge,
 }
 
 impl ErrorKind {
@@ -76,7 +74,6 @@ impl ErrorKind {
             ErrorKind::OutsideRoot => "outside_root",
             ErrorKind::Conflict => "conflict",
             ErrorKind::Deadline => "deadline",
-            ErrorKind::TooLarge => "too_large",
         }
     }
 }
@@ -211,6 +208,12 @@ impl EditError {
     }
 }
 
+impl fmt::Display for EditError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.kind, self.message)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -225,11 +228,5 @@ mod tests {
         for (n, want) in cases {
             assert_eq!(super::count(n), want);
         }
-    }
-}
-
-impl fmt::Display for EditError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.kind, self.message)
     }
 }

@@ -4,7 +4,7 @@
 //!
 //! Each test checks three things:
 //! - the run (parse, resolve, plan and the JSON report) finishes within
-//!   [`LIMIT`] on a release build, or refuses with `deadline` / `too_large`;
+//!   [`LIMIT`] on a release build, or refuses with `deadline`;
 //! - the outcome is the right edit or a refusal of a named kind, never a
 //!   wrong edit;
 //! - the JSON report and the text summary are at most
@@ -118,10 +118,7 @@ fn run(name: &str, payload: &str, options: &Options, files: &MemoryFiles) -> Run
         "{name}: text summary {} B > {bound} B",
         text.len()
     );
-    let refused_for_size = outcome
-        .errors
-        .iter()
-        .any(|e| matches!(e.kind, ErrorKind::Deadline | ErrorKind::TooLarge));
+    let refused_for_size = outcome.errors.iter().any(|e| e.kind == ErrorKind::Deadline);
     let allowed = if refused_for_size {
         options.deadline + Duration::from_millis(500)
     } else {
@@ -161,7 +158,7 @@ fn refused(name: &str, outcome: &Outcome, kinds: &[ErrorKind]) {
     assert!(!outcome.errors.is_empty(), "{name}: refused");
     for e in &outcome.errors {
         assert!(
-            kinds.contains(&e.kind) || matches!(e.kind, ErrorKind::Deadline | ErrorKind::TooLarge),
+            kinds.contains(&e.kind) || e.kind == ErrorKind::Deadline,
             "{name}: unexpected {}: {}",
             e.kind,
             e.message

@@ -134,7 +134,6 @@ fn options(args: &ApplyArgs) -> anyhow::Result<Options> {
         } else {
             SyntaxCheck::Later
         },
-        ..Options::default()
     })
 }
 
