@@ -5,7 +5,7 @@
 //! a report. Nothing here does I/O beyond what the file source does.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
@@ -17,6 +17,15 @@ use crate::model::{Edit, EditBatch, EditOp, Format};
 use crate::parse;
 use crate::resolve::{self, FileResult, ResolveConfig};
 use crate::workspace::{FileSource, PathError, WorkspacePath};
+
+/// The default time budget of a run (`--deadline`, `llmEdit.deadline`).
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(5);
+
+/// A run's time budget from a number of seconds (`--deadline`,
+/// `llmEdit.deadline`): above 0, at most an hour.
+pub fn deadline_from_secs(seconds: f64) -> Option<Duration> {
+    (seconds > 0.0 && seconds <= 3600.0).then(|| Duration::from_secs_f64(seconds))
+}
 
 /// Settings of one run.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -31,8 +40,9 @@ pub struct Options {
     pub partial: bool,
     /// `~M` policy.
     pub on_conflict: OnConflict,
-    /// Time budget for fuzzy matching of one edit.
-    pub fuzzy_deadline: Duration,
+    /// Time budget of the whole run (every edit of every file): past it,
+    /// the edits not yet resolved fail with `deadline` (`FORMATS.md` §6).
+    pub deadline: Duration,
     /// When the planned changes are checked for new parse errors.
     pub syntax_check: SyntaxCheck,
 }
@@ -61,7 +71,7 @@ impl Default for Options {
             fuzzy: None,
             partial: false,
             on_conflict: OnConflict::Merge,
-            fuzzy_deadline: Duration::from_secs(2),
+            deadline: DEFAULT_DEADLINE,
             syntax_check: SyntaxCheck::Now,
         }
     }
@@ -143,29 +153,58 @@ impl Outcome {
     }
 }
 
-/// The matching settings of a run.
+/// The matching settings of a run that starts now: its deadline is
+/// `options.deadline` from now.
 pub fn resolve_config(options: &Options) -> ResolveConfig {
+    resolve_config_until(options, Instant::now() + options.deadline)
+}
+
+/// The matching settings of a run that must end by `deadline`.
+fn resolve_config_until(options: &Options, deadline: Instant) -> ResolveConfig {
     ResolveConfig {
         match_mode: options.match_mode,
         fuzzy: options.fuzzy.filter(|t| *t > 0.0 && *t < 1.0),
-        fuzzy_deadline: options.fuzzy_deadline,
+        deadline,
         on_conflict: options.on_conflict,
     }
 }
 
-/// Parses, resolves and plans a payload against the files of `source`.
+/// Parses, resolves and plans a payload against the files of `source`,
+/// within `options.deadline` from the call.
 pub fn run(payload: &str, options: &Options, source: &dyn FileSource) -> Outcome {
+    let deadline = Instant::now() + options.deadline;
     let parsed = parse::parse(payload, options.format);
-    plan_batch(parsed.batch, parsed.errors, parsed.formats, options, source)
+    plan_batch_until(
+        parsed.batch,
+        parsed.errors,
+        parsed.formats,
+        options,
+        source,
+        deadline,
+    )
 }
 
-/// Resolves and plans an already parsed batch (parse errors passed along).
+/// Resolves and plans an already parsed batch (parse errors passed along),
+/// within `options.deadline` from the call.
 pub fn plan_batch(
+    batch: EditBatch,
+    errors: Vec<EditError>,
+    formats: Vec<Format>,
+    options: &Options,
+    source: &dyn FileSource,
+) -> Outcome {
+    let deadline = Instant::now() + options.deadline;
+    plan_batch_until(batch, errors, formats, options, source, deadline)
+}
+
+/// [`plan_batch`] for a run that must end by `deadline`.
+fn plan_batch_until(
     batch: EditBatch,
     mut errors: Vec<EditError>,
     formats: Vec<Format>,
     options: &Options,
     source: &dyn FileSource,
+    deadline: Instant,
 ) -> Outcome {
     // Group the edits by target file, keeping payload order within a file.
     // A rename moves the later edits of the old path to the new path.
@@ -187,7 +226,7 @@ pub fn plan_batch(
         }
     }
 
-    let config = resolve_config(options);
+    let config = resolve_config_until(options, deadline);
     let mut files = Vec::new();
     // Files resolve on their own: side by side, results in path order.
     let by_file: Vec<(WorkspacePath, Vec<&Edit>)> = by_file.into_iter().collect();

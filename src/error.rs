@@ -10,6 +10,23 @@ use std::fmt;
 
 use serde::Serialize;
 
+/// How many candidates an error lists (in `lines`, `ranges` and its
+/// message): the first ones in file order, with the count of all.
+pub const LISTED: usize = 20;
+
+/// A count with thousands separators (`10,000`), as messages print them.
+pub fn count(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// The stable error kinds of `FORMATS.md` §6.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -36,6 +53,9 @@ pub enum ErrorKind {
     OutsideRoot,
     /// The user's unsaved changes and the LLM's edit touch the same lines.
     Conflict,
+    /// The run's time budget (`--deadline`) ran out before this edit was
+    /// resolved (or while a search that must be complete was under way).
+    Deadline,
 }
 
 impl ErrorKind {
@@ -53,6 +73,7 @@ impl ErrorKind {
             ErrorKind::Binary => "binary",
             ErrorKind::OutsideRoot => "outside_root",
             ErrorKind::Conflict => "conflict",
+            ErrorKind::Deadline => "deadline",
         }
     }
 }
@@ -166,14 +187,16 @@ impl EditError {
         self
     }
 
-    /// Sets the reported lines.
-    pub fn with_lines(mut self, lines: Vec<usize>) -> EditError {
+    /// Sets the reported lines (the first [`LISTED`]).
+    pub fn with_lines(mut self, mut lines: Vec<usize>) -> EditError {
+        lines.truncate(LISTED);
         self.lines = lines;
         self
     }
 
-    /// Sets the ranges to point at.
-    pub fn with_ranges(mut self, ranges: Vec<LineRange>) -> EditError {
+    /// Sets the ranges to point at (the first [`LISTED`]).
+    pub fn with_ranges(mut self, mut ranges: Vec<LineRange>) -> EditError {
+        ranges.truncate(LISTED);
         self.ranges = ranges;
         self
     }
@@ -188,5 +211,22 @@ impl EditError {
 impl fmt::Display for EditError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.kind, self.message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn counts_have_thousands_separators() {
+        let cases = [
+            (0, "0"),
+            (999, "999"),
+            (1000, "1,000"),
+            (10_000, "10,000"),
+            (1_234_567, "1,234,567"),
+        ];
+        for (n, want) in cases {
+            assert_eq!(super::count(n), want);
+        }
     }
 }

@@ -2,11 +2,30 @@
 
 use serde::Serialize;
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use crate::engine::{FileChange, Options, Outcome};
 use crate::error::EditError;
 use crate::plan::TextEdit;
+
+/// The report bound (`docs/formats.md`, "Bounded reports"): the JSON
+/// report and the text summary of a run are at most
+/// `REPORT_FACTOR * payload bytes + REPORT_SLACK` bytes. Errors past the
+/// bound are counted, not listed (`errors_omitted`).
+pub const REPORT_FACTOR: usize = 4;
+/// See [`REPORT_FACTOR`].
+pub const REPORT_SLACK: usize = 64 * 1024;
+/// The longest an error's message (or a quoted line of a near-match) is
+/// in a report; longer ones end with `…`.
+pub const MAX_MESSAGE_CHARS: usize = 2000;
+
+/// The size bound of the report of a payload of `payload_len` bytes.
+pub fn report_bound(payload_len: usize) -> usize {
+    REPORT_FACTOR
+        .saturating_mul(payload_len)
+        .saturating_add(REPORT_SLACK)
+}
 
 /// The CLI's JSON report (`FORMATS.md` §7).
 #[derive(Debug, Serialize)]
@@ -16,13 +35,20 @@ pub struct Report<'a> {
     pub applied: bool,
     /// The files changed.
     pub files: Vec<FileEntry<'a>>,
-    /// Every failure.
-    pub errors: &'a [EditError],
+    /// The failures, in payload order, as many as the report bound holds.
+    pub errors: Vec<Cow<'a, EditError>>,
+    /// How many failures are left out of `errors` by the report bound.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub errors_omitted: usize,
     /// Shell commands the response suggests; never run.
     pub suggestions: &'a [String],
     /// Changed files left with a parse error they did not have.
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     pub warnings: &'a [crate::engine::SyntaxWarning],
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One file of the report.
@@ -39,10 +65,41 @@ pub struct FileEntry<'a> {
     pub edits: &'a [usize],
 }
 
+/// `text` cut to [`MAX_MESSAGE_CHARS`] characters, ending with `…` when cut.
+fn clipped(text: &str) -> Option<String> {
+    let (cut, _) = text.char_indices().nth(MAX_MESSAGE_CHARS)?;
+    Some(format!("{}…", &text[..cut]))
+}
+
+/// The error with its long texts clipped ([`MAX_MESSAGE_CHARS`]).
+fn bounded_error(e: &EditError) -> Cow<'_, EditError> {
+    let long_near = e
+        .near
+        .as_ref()
+        .and_then(|n| n.differs_at.as_ref())
+        .is_some_and(|(a, b)| clipped(a).is_some() || clipped(b).is_some());
+    if clipped(&e.message).is_none() && !long_near {
+        return Cow::Borrowed(e);
+    }
+    let mut e = e.clone();
+    if let Some(m) = clipped(&e.message) {
+        e.message = m;
+    }
+    if let Some((a, b)) = e.near.as_mut().and_then(|n| n.differs_at.as_mut()) {
+        for t in [a, b] {
+            if let Some(c) = clipped(t) {
+                *t = c;
+            }
+        }
+    }
+    Cow::Owned(e)
+}
+
 impl<'a> Report<'a> {
-    /// The report of an outcome.
-    pub fn new(outcome: &'a Outcome, options: &Options) -> Report<'a> {
-        Report {
+    /// The report of an outcome of a payload of `payload_len` bytes, within
+    /// [`report_bound`] (pretty-printed, as the CLI writes it).
+    pub fn new(outcome: &'a Outcome, options: &Options, payload_len: usize) -> Report<'a> {
+        let mut report = Report {
             applied: outcome.applicable(options)
                 && !outcome.batch.preview
                 && (outcome.errors.is_empty() || !outcome.files.is_empty()),
@@ -56,10 +113,30 @@ impl<'a> Report<'a> {
                     edits: &f.edit_indices,
                 })
                 .collect(),
-            errors: &outcome.errors,
+            errors: Vec::new(),
+            errors_omitted: 0,
             suggestions: &outcome.batch.suggestions,
             warnings: &outcome.warnings,
+        };
+        // What is left of the bound once the rest is written (and room for
+        // the `errors_omitted` count).
+        let rest = serde_json::to_string_pretty(&report).map_or(0, |s| s.len()) + 64;
+        let mut budget = report_bound(payload_len).saturating_sub(rest);
+        for (i, e) in outcome.errors.iter().enumerate() {
+            let e = bounded_error(e);
+            // Pretty-printed inside the report, every line of the error is
+            // indented by four more spaces; a comma and a newline part it
+            // from the next.
+            let size = serde_json::to_string_pretty(&*e)
+                .map_or(0, |s| s.len() + 4 * (s.matches('\n').count() + 1) + 2);
+            if size > budget {
+                report.errors_omitted = outcome.errors.len() - i;
+                break;
+            }
+            budget -= size;
+            report.errors.push(e);
         }
+        report
     }
 }
 
@@ -309,39 +386,75 @@ pub fn colorize(diff: &str) -> String {
     out
 }
 
-/// One line per edit: applied or failed, with the error.
-pub fn summary(outcome: &Outcome) -> String {
+/// One line per edit: applied or failed, with the error; within
+/// [`report_bound`] of a payload of `payload_len` bytes (the lines past it
+/// are counted on a last line).
+pub fn summary(outcome: &Outcome, payload_len: usize) -> String {
+    let bound = report_bound(payload_len);
+    let mut by_edit: std::collections::HashMap<usize, Vec<&EditError>> =
+        std::collections::HashMap::new();
+    for e in &outcome.errors {
+        if let Some(i) = e.edit {
+            by_edit.entry(i).or_default().push(e);
+        }
+    }
     let mut out = String::new();
-    for edit in &outcome.batch.edits {
-        let errors: Vec<&EditError> = outcome
-            .errors
-            .iter()
-            .filter(|e| e.edit == Some(edit.index))
-            .collect();
-        if errors.is_empty() {
-            out.push_str(&format!(
-                "ok    edit {} [{}] {} {}\n",
-                edit.index,
-                edit.format,
-                edit.op.name(),
-                edit.path
-            ));
+    let mut omitted = 0;
+    let mut push = |line: String, out: &mut String| {
+        // Room is kept for the last line that counts what is left out.
+        if omitted > 0 || out.len() + line.len() + 200 > bound {
+            omitted += 1;
         } else {
-            for e in errors {
-                out.push_str(&format!(
-                    "FAIL  edit {} [{}] {}: {}\n",
-                    edit.index, edit.format, e.kind, e.message
-                ));
+            out.push_str(&line);
+        }
+    };
+    let message = |e: &EditError| clipped(&e.message).unwrap_or_else(|| e.message.clone());
+    for edit in &outcome.batch.edits {
+        match by_edit.get(&edit.index) {
+            None => push(
+                format!(
+                    "ok    edit {} [{}] {} {}\n",
+                    edit.index,
+                    edit.format,
+                    edit.op.name(),
+                    edit.path
+                ),
+                &mut out,
+            ),
+            Some(errors) => {
+                for e in errors {
+                    push(
+                        format!(
+                            "FAIL  edit {} [{}] {}: {}\n",
+                            edit.index,
+                            edit.format,
+                            e.kind,
+                            message(e)
+                        ),
+                        &mut out,
+                    );
+                }
             }
         }
     }
     for e in outcome.errors.iter().filter(|e| e.edit.is_none()) {
-        out.push_str(&format!("FAIL  {}: {}\n", e.kind, e.message));
+        push(format!("FAIL  {}: {}\n", e.kind, message(e)), &mut out);
     }
     for w in &outcome.warnings {
+        push(
+            format!(
+                "warn  {}: the change leaves a parse error at line {} (the file parsed cleanly before)\n",
+                w.path, w.line
+            ),
+            &mut out,
+        );
+    }
+    if omitted > 0 {
         out.push_str(&format!(
-            "warn  {}: the change leaves a parse error at line {} (the file parsed cleanly before)\n",
-            w.path, w.line
+            "... {} more line(s) not shown ({} edit(s), {} error(s) in all)\n",
+            crate::error::count(omitted),
+            crate::error::count(outcome.batch.edits.len()),
+            crate::error::count(outcome.errors.len())
         ));
     }
     out

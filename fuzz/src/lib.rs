@@ -154,8 +154,8 @@ fn options_from([mode, fuzzy, partial, conflict, format]: [u8; 5]) -> Options {
             1 => OnConflict::Refuse,
             _ => OnConflict::Overwrite,
         },
-        // Short, so a slow fuzzy search shows up as a slow input, not a hang.
-        fuzzy_deadline: Duration::from_millis(200),
+        // Short, so a slow search shows up as a slow input, not a hang.
+        deadline: Duration::from_millis(200),
         // The syntax check runs with the plan, as in a dry run.
         syntax_check: llm_edit_lsp::engine::SyntaxCheck::Now,
     }

@@ -65,7 +65,7 @@ pub fn run(args: &ApplyArgs) -> anyhow::Result<ExitCode> {
 
     let mut out = std::io::stdout().lock();
     if args.json {
-        let report = Report::new(&outcome, &options);
+        let report = Report::new(&outcome, &options, payload.len());
         serde_json::to_writer_pretty(&mut out, &report)?;
         writeln!(out)?;
     } else {
@@ -80,7 +80,7 @@ pub fn run(args: &ApplyArgs) -> anyhow::Result<ExitCode> {
                 )?;
             }
         }
-        write!(out, "{}", report::summary(&outcome))?;
+        write!(out, "{}", report::summary(&outcome, payload.len()))?;
         for s in &outcome.batch.suggestions {
             writeln!(out, "suggested (not run): {s}")?;
         }
@@ -122,8 +122,15 @@ fn options(args: &ApplyArgs) -> anyhow::Result<Options> {
             bail!("--fuzzy takes a threshold between 0 and 1 (e.g. 0.9), not {t}");
         }
     }
+    let deadline = match args.deadline {
+        None => crate::engine::DEFAULT_DEADLINE,
+        Some(s) => crate::engine::deadline_from_secs(s).with_context(|| {
+            format!("--deadline takes a number of seconds above 0 (at most 3600), not {s}")
+        })?,
+    };
     Ok(Options {
         format,
+        deadline,
         match_mode: args.match_mode.into(),
         fuzzy: args.fuzzy,
         partial: args.partial,
@@ -136,7 +143,6 @@ fn options(args: &ApplyArgs) -> anyhow::Result<Options> {
         } else {
             SyntaxCheck::Later
         },
-        ..Options::default()
     })
 }
 

@@ -83,6 +83,10 @@ pub struct ApplyArgs {
     /// e.g. 0.9).
     #[arg(long, value_name = "T")]
     pub fuzzy: Option<f64>,
+    /// The time budget of the whole run, in seconds (default 5): edits not
+    /// resolved by then fail with `deadline`, and nothing is applied.
+    #[arg(long, value_name = "SECONDS")]
+    pub deadline: Option<f64>,
     /// Change nothing: print the diff that would be made and the summary.
     #[arg(long)]
     pub dry_run: bool,

@@ -4,7 +4,8 @@
 //!
 //! ```json
 //! {"llmEdit": {"matchMode": "tolerant", "fuzzyThreshold": 0.85,
-//!              "partial": false, "onConflict": "merge", "confirm": false}}
+//!              "partial": false, "onConflict": "merge", "confirm": false,
+//!              "deadline": 5}}
 //! ```
 //! The keys may also sit at the top level. Unknown keys are ignored; a key
 //! with a wrong type is an error naming it.
@@ -35,6 +36,8 @@ struct SettingsPatch {
     partial: Option<bool>,
     on_conflict: Option<OnConflictName>,
     confirm: Option<bool>,
+    /// The time budget of one run, in seconds.
+    deadline: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -57,12 +60,13 @@ fn explicit_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option
 }
 
 /// The keys this module reads.
-const KEYS: [&str; 5] = [
+const KEYS: [&str; 6] = [
     "matchMode",
     "fuzzyThreshold",
     "partial",
     "onConflict",
     "confirm",
+    "deadline",
 ];
 
 impl Settings {
@@ -112,6 +116,13 @@ impl Settings {
         }
         if let Some(confirm) = patch.confirm {
             out.confirm = confirm;
+        }
+        if let Some(seconds) = patch.deadline {
+            out.options.deadline = crate::engine::deadline_from_secs(seconds).ok_or_else(|| {
+                format!(
+                    "deadline must be a number of seconds above 0 (at most 3600), got {seconds}"
+                )
+            })?;
         }
         Ok(out)
     }

@@ -25,6 +25,10 @@ use crate::text::line_ending::LineEnding;
 /// window that does not overlap it.
 pub const FUZZY_MARGIN: f64 = 0.05;
 
+/// The most time the closest near-match of one `not_found` search may take
+/// (within the run's deadline): past it, the closest seen is reported.
+const NEAREST_BUDGET: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// One place a search resolved to, in current byte offsets.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Located {
@@ -65,6 +69,10 @@ pub enum Miss {
         fragment: String,
         whole: String,
     },
+    /// The run's deadline passed before a search that must be complete (a
+    /// scan for rivals, the fuzzy pass) finished: what it saw may miss a
+    /// rival, so nothing is chosen.
+    Deadline,
 }
 
 /// The closest near-match of a search that was not found.
@@ -765,10 +773,12 @@ impl Locator<'_> {
             .collect();
         if let (MatchMode::Tolerant, Some(threshold)) = (self.config.match_mode, self.config.fuzzy)
         {
-            let deadline = Instant::now() + self.config.fuzzy_deadline;
+            let scan = fuzzy::find(lines, search, threshold, self.config.deadline);
+            if scan.timed_out {
+                return Err(Miss::Deadline);
+            }
             rivals.extend(
-                fuzzy::find(lines, search, threshold, deadline)
-                    .above(threshold)
+                scan.above(threshold)
                     .iter()
                     .filter(|c| apart(c.start) && !rivals.iter().any(|r| r.start == c.start))
                     .map(|c| c.start..c.start + n - 1)
@@ -917,10 +927,10 @@ impl Locator<'_> {
         if search.is_empty() || line_numbers::numbered(&r.search) {
             return None;
         }
-        let deadline = Instant::now() + self.config.fuzzy_deadline;
         // One scan serves both questions: the windows above the
         // threshold, and any nearly as close as the best of them.
         let floor = (threshold - FUZZY_MARGIN).max(0.0);
+        let deadline = self.config.deadline;
         let scan = self
             .fuzzy_near_hint(
                 lines,
@@ -931,6 +941,10 @@ impl Locator<'_> {
                 deadline,
             )
             .unwrap_or_else(|| fuzzy::find(lines, &search, floor, deadline));
+        // A scan cut short may have missed the best window or its rival.
+        if scan.timed_out {
+            return Some(Err(Miss::Deadline));
+        }
         let candidates = scan.above(threshold);
         if candidates.is_empty() {
             return None;
@@ -1388,11 +1402,9 @@ impl Locator<'_> {
 
     /// The closest near-match of a search that was not found.
     fn nearest(&self, lines: &Lines, search: &[&str]) -> Option<Near> {
-        let deadline = Instant::now()
-            + self
-                .config
-                .fuzzy_deadline
-                .min(std::time::Duration::from_millis(500));
+        // The near-match only helps the message: it gets at most
+        // NEAREST_BUDGET of what is left of the run.
+        let deadline = self.config.deadline.min(Instant::now() + NEAREST_BUDGET);
         let best = fuzzy::nearest(lines, search, deadline)?;
         let n = search.len().min(lines.len() - best.start);
         let differs_at = (0..n).find_map(|j| {

@@ -7,7 +7,7 @@ use super::code_block::Refusal;
 use super::elision::ElisionMiss;
 use super::passes::Pass;
 use super::replacement::Undecided;
-use crate::error::{EditError, ErrorKind, LineRange, NearMatch};
+use crate::error::{count, EditError, ErrorKind, LineRange, NearMatch, LISTED};
 use crate::model::{Edit, EditOp, Format, MatchUnit, Replace};
 use crate::syntax::Language;
 
@@ -29,12 +29,20 @@ fn search_word(edit: &Edit) -> &'static str {
     }
 }
 
+/// The lines, comma-separated: the first [`LISTED`] of a longer list,
+/// then how many there are in all.
 fn join_lines(lines: &[usize]) -> String {
-    lines
+    let listed = lines
         .iter()
+        .take(LISTED)
         .map(|l| l.to_string())
         .collect::<Vec<_>>()
-        .join(", ")
+        .join(", ");
+    if lines.len() > LISTED {
+        format!("{listed}, … ({} in all)", count(lines.len()))
+    } else {
+        listed
+    }
 }
 
 impl Messages<'_> {
@@ -149,23 +157,29 @@ impl Messages<'_> {
         .with_lines(lines)
     }
 
-    /// `ambiguous`: several candidates.
-    pub fn ambiguous(&self, edit: &Edit, ranges: &[LineRange]) -> EditError {
-        let firsts: Vec<usize> = ranges.iter().map(|r| r.first).collect();
+    /// `ambiguous`: `total` candidates, of which `ranges` are the first
+    /// (at most [`LISTED`] are named).
+    pub fn ambiguous(&self, edit: &Edit, ranges: &[LineRange], total: usize) -> EditError {
+        let firsts: Vec<usize> = ranges.iter().take(LISTED).map(|r| r.first).collect();
         let what = search_word(edit);
+        let listed = if total > ranges.len().min(LISTED) {
+            format!("first {LISTED}: lines")
+        } else {
+            "lines".to_string()
+        };
         self.error(
             ErrorKind::Ambiguous,
             edit,
             format!(
-                "edit {} in {}: {what} matches {} places (lines {}); add lines that make it unique",
+                "edit {} in {}: {what} matches {} places ({listed} {}); add lines that make it unique",
                 edit.index,
                 self.path,
-                ranges.len(),
+                count(total),
                 join_lines(&firsts)
             ),
         )
         .with_lines(firsts)
-        .with_ranges(ranges.to_vec())
+        .with_ranges(ranges[..ranges.len().min(LISTED)].to_vec())
     }
 
     /// `ambiguous`: one place, but the payload reads two ways that write
@@ -366,6 +380,19 @@ impl Messages<'_> {
             .with_ranges(ranges);
         e.near = near.map(Box::new);
         e
+    }
+
+    /// `deadline`: the run's time budget ran out before this edit was
+    /// resolved (or during a search that had to be complete).
+    pub fn deadline(&self, edit: &Edit) -> EditError {
+        self.error(
+            ErrorKind::Deadline,
+            edit,
+            format!(
+                "edit {} in {}: the run's time limit ran out before this edit was resolved, so nothing was applied; split the payload into smaller ones, or raise the limit (--deadline SECONDS, the llmEdit.deadline setting)",
+                edit.index, self.path
+            ),
+        )
     }
 
     /// A hunk that matches only before the previous hunk of its file.

@@ -73,8 +73,9 @@ pub struct ResolveConfig {
     pub match_mode: MatchMode,
     /// Fuzzy threshold, when on.
     pub fuzzy: Option<f64>,
-    /// Per-edit fuzzy time budget.
-    pub fuzzy_deadline: std::time::Duration,
+    /// When the run must end: every loop whose work grows with the input
+    /// checks it, and the edits not resolved by then fail with `deadline`.
+    pub deadline: std::time::Instant,
     /// What to do with a file changed since the LLM's snapshot.
     pub on_conflict: OnConflict,
 }
@@ -131,6 +132,14 @@ fn resolve_text(
     let mut file = FileResolver::new(path, original, loaded.is_some(), config, edits);
     let mut i = 0;
     while i < edits.len() {
+        if std::time::Instant::now() > config.deadline {
+            // Out of time: the edits not yet resolved fail, none is guessed.
+            for edit in &edits[i..] {
+                let e = file.messages().deadline(edit);
+                file.fail(e);
+            }
+            break;
+        }
         match edits[i].ordering {
             Ordering::Sequential => {
                 file.apply_sequential(edits[i], source);
@@ -602,8 +611,10 @@ impl<'o, 'c> FileResolver<'o, 'c> {
     fn miss_error(&self, edit: &Edit, r: &Replace, miss: Miss) -> EditError {
         match miss {
             Miss::Ambiguous { candidates } => {
-                let ranges = self.orig_lines(&candidates);
-                self.messages().ambiguous(edit, &ranges)
+                // Only the listed ones are mapped to original lines.
+                let listed = candidates.len().min(crate::error::LISTED);
+                let ranges = self.orig_lines(&candidates[..listed]);
+                self.messages().ambiguous(edit, &ranges, candidates.len())
             }
             Miss::Undecided { lines, why } => {
                 let range = self.orig_lines(std::slice::from_ref(&lines))[0];
@@ -640,6 +651,7 @@ impl<'o, 'c> FileResolver<'o, 'c> {
                 self.messages()
                     .fragment_or_line(edit, range, &fragment, &whole)
             }
+            Miss::Deadline => self.messages().deadline(edit),
             Miss::NotFound { near } => {
                 let near = near.map(|n| {
                     let range = self.orig_lines(std::slice::from_ref(
@@ -739,6 +751,9 @@ impl<'o, 'c> FileResolver<'o, 'c> {
         let mut prev: Option<(usize, usize)> = None;
         for &edit in group {
             let result = match &edit.op {
+                _ if std::time::Instant::now() > self.config.deadline => {
+                    Err(self.messages().deadline(edit))
+                }
                 EditOp::Replace(r) if r.search == r.replace && !r.search.is_empty() => {
                     Err(self.messages().no_op(edit))
                 }
@@ -793,12 +808,11 @@ impl<'o, 'c> FileResolver<'o, 'c> {
         });
         // Overlap check: later edits that overlap an earlier one fail.
         let mut accepted: Vec<(&Edit, Vec<Located>)> = Vec::new();
+        let mut regions = Regions::default();
         for (edit, locs, _) in located {
-            let clash = accepted.iter().find(|(_, other)| {
-                other
-                    .iter()
-                    .any(|o| locs.iter().any(|l| overlaps(&o.range, &l.range)))
-            });
+            let clash = regions
+                .first_overlap(&accepted, &locs)
+                .map(|k| &accepted[k]);
             if let Some((other_edit, other_locs)) = clash {
                 let a = self.orig_line_of_offset(other_locs[0].range.start);
                 let b = self.orig_line_of_offset(locs[0].range.start);
@@ -806,6 +820,7 @@ impl<'o, 'c> FileResolver<'o, 'c> {
                 self.fail(e);
                 continue;
             }
+            regions.add(accepted.len(), &locs);
             accepted.push((edit, locs));
         }
         let all: Vec<Located> = accepted
@@ -1273,6 +1288,60 @@ impl<'o, 'c> FileResolver<'o, 'c> {
                 })
             }
         }
+    }
+}
+
+/// The regions of a group's accepted edits, by start: the first accepted
+/// edit a new one overlaps is found among its neighbours (O(log n)) while
+/// the regions are disjoint, by a scan of them all once they are not (the
+/// occurrences of a `replace_all` may share text).
+#[derive(Default)]
+struct Regions {
+    /// (start, end) → index of the accepted edit.
+    by_start: std::collections::BTreeMap<(usize, usize), usize>,
+    overlapping: bool,
+}
+
+impl Regions {
+    fn add(&mut self, k: usize, locs: &[Located]) {
+        for l in locs {
+            let r = &l.range;
+            if !self.overlapping && self.overlaps_any(r).is_some() {
+                self.overlapping = true;
+            }
+            if self.by_start.insert((r.start, r.end), k).is_some() {
+                self.overlapping = true;
+            }
+        }
+    }
+
+    /// The smallest index of an accepted edit with a region overlapping `r`
+    /// (regions disjoint: ordered by start, their ends are too).
+    fn overlaps_any(&self, r: &Range<usize>) -> Option<usize> {
+        let mut first: Option<usize> = None;
+        for (&(start, end), &k) in self.by_start.range(..=(r.end, usize::MAX)).rev() {
+            if end < r.start {
+                break;
+            }
+            if overlaps(&(start..end), r) {
+                first = Some(first.map_or(k, |f| f.min(k)));
+            }
+        }
+        first
+    }
+
+    /// The first accepted edit (in acceptance order) that `locs` overlap.
+    fn first_overlap(&self, accepted: &[(&Edit, Vec<Located>)], locs: &[Located]) -> Option<usize> {
+        if self.overlapping {
+            return accepted.iter().position(|(_, other)| {
+                other
+                    .iter()
+                    .any(|o| locs.iter().any(|l| overlaps(&o.range, &l.range)))
+            });
+        }
+        locs.iter()
+            .filter_map(|l| self.overlaps_any(&l.range))
+            .min()
     }
 }
 

@@ -1,0 +1,381 @@
+//! Bounded on every input: the pathological payloads of the performance
+//! issue ("Bounded on every input"), generated here, each run in process
+//! through `engine::run` against files held in memory.
+//!
+//! Each test checks three things:
+//! - the run (parse, resolve, plan and the JSON report) finishes within
+//!   [`LIMIT`] on a release build, or refuses with `deadline`;
+//! - the outcome is the right edit or a refusal of a named kind, never a
+//!   wrong edit;
+//! - the JSON report and the text summary are at most
+//!   `REPORT_FACTOR * payload + REPORT_SLACK` bytes (the bound of
+//!   `docs/formats.md`, enforced by `report::Report`).
+//!
+//! The timing only means something in an optimized build: the tests are
+//! ignored in debug builds, and `scripts/test` runs them with
+//! `cargo test --release --test pathological`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use llm_edit_lsp::engine::{self, Options, Outcome};
+use llm_edit_lsp::error::ErrorKind;
+use llm_edit_lsp::report;
+use llm_edit_lsp::text::encoding::Encoding;
+use llm_edit_lsp::workspace::{FileSource, LoadError, SourceText, WorkspacePath};
+
+/// The time a pathological input may take, end to end.
+const LIMIT: Duration = Duration::from_secs(2);
+
+/// The report bound: `REPORT_FACTOR * payload + REPORT_SLACK` bytes.
+const REPORT_FACTOR: usize = llm_edit_lsp::report::REPORT_FACTOR;
+const REPORT_SLACK: usize = llm_edit_lsp::report::REPORT_SLACK;
+
+/// Files (and, for the merge, snapshots) held in memory.
+struct MemoryFiles {
+    root: PathBuf,
+    files: BTreeMap<WorkspacePath, Arc<SourceText>>,
+    snapshots: BTreeMap<WorkspacePath, Arc<str>>,
+}
+
+impl MemoryFiles {
+    fn new(files: &[(&str, String)]) -> MemoryFiles {
+        let root = PathBuf::from("/pathological");
+        let files = files
+            .iter()
+            .map(|(path, text)| {
+                (
+                    WorkspacePath::new(&root, path).unwrap(),
+                    Arc::new(SourceText::from_disk(text.clone(), Encoding::Utf8)),
+                )
+            })
+            .collect();
+        MemoryFiles {
+            root,
+            files,
+            snapshots: BTreeMap::new(),
+        }
+    }
+
+    fn with_snapshot(mut self, path: &str, text: String) -> MemoryFiles {
+        let path = WorkspacePath::new(&self.root, path).unwrap();
+        self.snapshots.insert(path, text.into());
+        self
+    }
+}
+
+impl FileSource for MemoryFiles {
+    fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn load(&self, path: &WorkspacePath) -> Result<Option<Arc<SourceText>>, LoadError> {
+        Ok(self.files.get(path).cloned())
+    }
+
+    fn snapshot(&self, path: &WorkspacePath) -> Option<Arc<str>> {
+        self.snapshots.get(path).cloned()
+    }
+}
+
+/// What a run gave.
+struct Run {
+    outcome: Outcome,
+}
+
+/// Runs a payload end to end (parse, resolve, plan, JSON report, text
+/// summary) and checks the time and the report sizes.
+fn run(name: &str, payload: &str, options: &Options, files: &MemoryFiles) -> Run {
+    let start = Instant::now();
+    let outcome = engine::run(payload, options, files);
+    let json = serde_json::to_string_pretty(&report::Report::new(&outcome, options, payload.len()))
+        .unwrap();
+    let text = report::summary(&outcome, payload.len());
+    let elapsed = start.elapsed();
+    let kinds: BTreeMap<ErrorKind, usize> =
+        outcome.errors.iter().fold(BTreeMap::new(), |mut m, e| {
+            *m.entry(e.kind).or_default() += 1;
+            m
+        });
+    eprintln!(
+        "{name}: {:.3} s, payload {} B, JSON report {} B, text {} B, {} files, errors {kinds:?}",
+        elapsed.as_secs_f64(),
+        payload.len(),
+        json.len(),
+        text.len(),
+        outcome.files.len(),
+    );
+    let bound = REPORT_FACTOR * payload.len() + REPORT_SLACK;
+    assert!(
+        json.len() <= bound,
+        "{name}: JSON report {} B > {bound} B",
+        json.len()
+    );
+    assert!(
+        text.len() <= bound,
+        "{name}: text summary {} B > {bound} B",
+        text.len()
+    );
+    let refused_for_size = outcome.errors.iter().any(|e| e.kind == ErrorKind::Deadline);
+    let allowed = if refused_for_size {
+        options.deadline + Duration::from_millis(500)
+    } else {
+        LIMIT
+    };
+    assert!(
+        elapsed <= allowed,
+        "{name}: {:.3} s > {:.3} s",
+        elapsed.as_secs_f64(),
+        allowed.as_secs_f64()
+    );
+    Run { outcome }
+}
+
+/// Checks the outcome: the one changed file has text `want`, or the run
+/// ran out of time and refused (`deadline`, nothing planned).
+fn applied_or_deadline(name: &str, outcome: &Outcome, want: &str) {
+    if outcome.errors.iter().any(|e| e.kind == ErrorKind::Deadline) {
+        refused(name, outcome, &[]);
+        return;
+    }
+    assert!(
+        outcome.errors.is_empty(),
+        "{:?}",
+        &outcome.errors[..outcome.errors.len().min(3)]
+    );
+    assert_eq!(outcome.files.len(), 1);
+    assert!(
+        outcome.files[0].after.as_deref() == Some(want),
+        "{name}: wrong text"
+    );
+}
+
+/// A refusal: nothing planned, every error of one of `kinds`.
+fn refused(name: &str, outcome: &Outcome, kinds: &[ErrorKind]) {
+    assert!(outcome.files.is_empty(), "{name}: a refusal plans nothing");
+    assert!(!outcome.errors.is_empty(), "{name}: refused");
+    for e in &outcome.errors {
+        assert!(
+            kinds.contains(&e.kind) || e.kind == ErrorKind::Deadline,
+            "{name}: unexpected {}: {}",
+            e.kind,
+            e.message
+        );
+    }
+}
+
+/// A search/replace block for `path`.
+fn block(path: &str, search: &str, replace: &str) -> String {
+    format!("{path}\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n\n")
+}
+
+/// 10,000 blocks whose one-line search is every line of a 10,000-line
+/// file of identical lines: each is ambiguous (10,000 places). Was 35 s
+/// and an 810 MB report.
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "timing: run with --release (scripts/test does)"
+)]
+fn ambiguous_blocks_over_identical_lines() {
+    let files = MemoryFiles::new(&[("f.txt", "x = 1\n".repeat(10_000))]);
+    let payload: String = (0..10_000)
+        .map(|_| block("f.txt", "x = 1\n", "x = 2\n"))
+        .collect();
+    let r = run("ambiguous 10k", &payload, &Options::default(), &files);
+    refused("ambiguous 10k", &r.outcome, &[ErrorKind::Ambiguous]);
+    let first = &r.outcome.errors[0];
+    if first.kind == ErrorKind::Ambiguous {
+        assert!(first.lines.len() <= 20, "capped: {}", first.lines.len());
+        assert!(first.message.contains("10,000"), "{}", first.message);
+    }
+}
+
+/// A 5,000-line search that is nowhere in 200,000 identical lines, but
+/// nearly everywhere (its last line differs). Was 53 s.
+#[test]
+#[ignore = "not bounded yet: the line passes' window scan (resolve/passes find_windows) is O(file x search) on identical lines and checks no deadline (60 s); see docs/benchmarks.md"]
+fn long_search_not_found_in_identical_lines() {
+    let files = MemoryFiles::new(&[("f.txt", "a = 0\n".repeat(200_000))]);
+    let search = format!("{}zzz\n", "a = 0\n".repeat(4_999));
+    let payload = block("f.txt", &search, "b\n");
+    let r = run(
+        "not found 5k in 200k",
+        &payload,
+        &Options::default(),
+        &files,
+    );
+    refused("not found 5k in 200k", &r.outcome, &[ErrorKind::NotFound]);
+}
+
+/// A file of 20,000 distinct lines.
+fn numbered(n: usize) -> String {
+    (0..n)
+        .map(|i| format!("let value_{i} = compute({i}, {});\n", i * 7 % 13))
+        .collect()
+}
+
+/// 15 fuzzy edits (threshold 0.9) whose 20-line searches are close to
+/// nothing in a 20,000-line file: each scans the whole file. Was 35 s (the
+/// 2 s deadline was per edit).
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "timing: run with --release (scripts/test does)"
+)]
+fn fuzzy_edits_share_one_deadline() {
+    let files = MemoryFiles::new(&[("f.rs", numbered(20_000))]);
+    let payload: String = (0..15)
+        .map(|k| {
+            let search: String = (0..20)
+                .map(|i| format!("fn unrelated_{k}_{i}() {{ body(); }}\n"))
+                .collect();
+            block("f.rs", &search, "gone\n")
+        })
+        .collect();
+    // One deadline for the run, shorter than the default so the test is
+    // quick: the edits not resolved by then fail with `deadline`.
+    let options = Options {
+        fuzzy: Some(0.9),
+        deadline: Duration::from_millis(1500),
+        ..Options::default()
+    };
+    let r = run("fuzzy 15", &payload, &options, &files);
+    refused("fuzzy 15", &r.outcome, &[ErrorKind::NotFound]);
+}
+
+/// A unified diff of `n` one-line hunks, every 10th line of `file`
+/// (`line(i)` gives line i's text), and the text it should give.
+fn hunks(n: usize, file_lines: usize, line: impl Fn(usize) -> String) -> (String, String, String) {
+    let lines: Vec<String> = (0..file_lines).map(&line).collect();
+    let mut want = lines.clone();
+    let mut payload = String::from("--- a/f.txt\n+++ b/f.txt\n");
+    for k in 0..n {
+        let at = k * 10 + 5;
+        payload.push_str(&format!(
+            "@@ -{},3 +{},3 @@\n {}\n-{}\n+changed {k}\n {}\n",
+            at,
+            at,
+            lines[at - 1],
+            lines[at],
+            lines[at + 1]
+        ));
+        want[at] = format!("changed {k}");
+    }
+    let file: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let want: String = want.iter().map(|l| format!("{l}\n")).collect();
+    (file, payload, want)
+}
+
+/// 10,000 hunks on a file of identical lines: each hunk's context matches
+/// everywhere and its header's line picks. Was 16-19 s.
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "timing: run with --release (scripts/test does)"
+)]
+fn hunks_on_identical_lines() {
+    let (file, payload, want) = hunks(10_000, 100_010, |_| "same".to_string());
+    let files = MemoryFiles::new(&[("f.txt", file)]);
+    let r = run("10k hunks identical", &payload, &Options::default(), &files);
+    if r.outcome.errors.is_empty() {
+        applied_or_deadline("10k hunks identical", &r.outcome, &want);
+    } else {
+        refused("10k hunks identical", &r.outcome, &[ErrorKind::Ambiguous]);
+    }
+}
+
+/// 10,000 hunks on a file of distinct lines. Was 8.7 s.
+#[test]
+#[ignore = "not bounded yet: each hunk's exact pass scans the whole file (6.3 s, past the deadline after the group resolved); see docs/benchmarks.md"]
+fn hunks_on_a_normal_file() {
+    let (file, payload, want) = hunks(10_000, 100_010, |i| format!("line {i}"));
+    let files = MemoryFiles::new(&[("f.txt", file)]);
+    let r = run("10k hunks", &payload, &Options::default(), &files);
+    applied_or_deadline("10k hunks", &r.outcome, &want);
+}
+
+/// 100,000 sequential blocks, one per line of a 100,000-line file. Was
+/// 8.9 s, growing faster than linearly.
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "timing: run with --release (scripts/test does)"
+)]
+fn sequential_blocks() {
+    let n = 100_000;
+    let file: String = (0..n).map(|i| format!("line {i}\n")).collect();
+    let want: String = (0..n).map(|i| format!("LINE {i}\n")).collect();
+    let files = MemoryFiles::new(&[("f.txt", file)]);
+    let payload: String = (0..n)
+        .map(|i| block("f.txt", &format!("line {i}\n"), &format!("LINE {i}\n")))
+        .collect();
+    let r = run("100k sequential", &payload, &Options::default(), &files);
+    applied_or_deadline("100k sequential", &r.outcome, &want);
+}
+
+/// A unified diff of 1,000,000 `@@` lines with no body. Was 17 s and a
+/// 477 MB report.
+#[test]
+#[ignore = "not bounded yet: 2.9 s, a million empty hunks become a million edits and overlap errors (the report stays within its bound); see docs/benchmarks.md"]
+fn a_million_hunk_headers() {
+    let files = MemoryFiles::new(&[("f.txt", "a\n".repeat(10))]);
+    let payload = format!(
+        "--- a/f.txt\n+++ b/f.txt\n{}",
+        "@@ -1 +1 @@\n".repeat(1_000_000)
+    );
+    let r = run("1M @@", &payload, &Options::default(), &files);
+    assert!(r.outcome.files.is_empty() || r.outcome.errors.is_empty());
+    if !r.outcome.errors.is_empty() {
+        refused("1M @@", &r.outcome, &[ErrorKind::Parse, ErrorKind::NoOp]);
+    }
+}
+
+/// 10,000 blocks written against a snapshot of a 100,000-line file that
+/// has changed since (a line added at the top, every 1,000th line edited):
+/// the `~M` merge. Was 11.8 s; must merge, with no whole-file conflict.
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "timing: run with --release (scripts/test does)"
+)]
+fn merge_of_many_blocks_against_a_snapshot() {
+    let n = 100_000;
+    let snapshot: Vec<String> = (0..n).map(|i| format!("line {i}")).collect();
+    let mut current = snapshot.clone();
+    for (i, line) in current.iter_mut().enumerate() {
+        if i % 1000 == 0 {
+            *line = format!("user {i}");
+        }
+    }
+    current.insert(0, "header".to_string());
+    let mut want = current.clone();
+    let mut payload = String::new();
+    for k in 0..10_000 {
+        let i = k * 10 + 5;
+        payload.push_str(&block(
+            "f.txt",
+            &format!("line {i}\n"),
+            &format!("llm {i}\n"),
+        ));
+        want[i + 1] = format!("llm {i}");
+    }
+    let join = |v: &[String]| v.iter().map(|l| format!("{l}\n")).collect::<String>();
+    let files =
+        MemoryFiles::new(&[("f.txt", join(&current))]).with_snapshot("f.txt", join(&snapshot));
+    let r = run("merge 10k", &payload, &Options::default(), &files);
+    applied_or_deadline("merge 10k", &r.outcome, &join(&want));
+}
+
+#[test]
+fn the_report_bound_holds_for_a_small_input() {
+    // A sanity check that runs in every build: one ambiguous block.
+    let files = MemoryFiles::new(&[("f.txt", "x\n".repeat(100))]);
+    let payload = block("f.txt", "x\n", "y\n");
+    let options = Options::default();
+    let outcome = engine::run(&payload, &options, &files);
+    refused("small ambiguous", &outcome, &[ErrorKind::Ambiguous]);
+    assert!(outcome.errors[0].lines.len() <= 20);
+}
