@@ -32,7 +32,7 @@ pub fn find_in(lines: &[&str]) -> Vec<String> {
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
-        if let Some(end) = edit_text_end(&lines, i) {
+        if let Some(end) = edit_text_end(lines, i) {
             i = end + 1;
             continue;
         }
