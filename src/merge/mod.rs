@@ -25,6 +25,7 @@
 //! [`TextEdits`] of `ours` that give it: one edit per LLM hunk, never
 //! touching the user's own changes.
 
+use crate::text::hashed::PrecomputedHasher;
 use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
@@ -267,27 +268,6 @@ impl<'t> LineKey<'t> {
 impl Hash for LineKey<'_> {
     fn hash<H: Hasher>(&self, state: &mut H) {
         state.write_u64(self.hash);
-    }
-}
-
-/// Hashes a [`LineKey`] to its precomputed hash.
-#[derive(Default)]
-struct PrecomputedHasher(u64);
-
-impl Hasher for PrecomputedHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        // Only `write_u64` is used by `LineKey`; fold anything else in.
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
     }
 }
 

@@ -10,13 +10,14 @@
 //! `memmem`, many with one Aho-Corasick scan over their first bytes.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use memchr::memchr_iter;
 
 use super::doc;
 use crate::model::MatchUnit;
+use crate::text::hashed::PrecomputedHasher;
 
 /// One needle: the edit it belongs to, its text, and how it matches.
 pub struct Needle {
@@ -91,26 +92,6 @@ fn key(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
-/// The hasher of a table keyed by hashes already mixed (xxh3).
-#[derive(Default)]
-struct Mixed(u64);
-
-impl Hasher for Mixed {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
-}
-
 /// Line needles through one pass over the original's lines: a line whose
 /// length and hash are some needle's first line's is checked against that
 /// needle in full.
@@ -128,7 +109,8 @@ fn line_starts(original: &str, needles: &[&Needle]) -> Vec<(usize, Vec<usize>)> 
         .max()
         .unwrap_or(0);
     let mut lengths = vec![false; longest + 1];
-    let mut table: HashMap<u64, Vec<usize>, BuildHasherDefault<Mixed>> = HashMap::default();
+    let mut table: HashMap<u64, Vec<usize>, BuildHasherDefault<PrecomputedHasher>> =
+        HashMap::default();
     for (k, n) in needles.iter().enumerate() {
         let first = first_line(n);
         lengths[first.len()] = true;

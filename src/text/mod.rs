@@ -4,5 +4,6 @@
 //! LSP positions exist only in `crate::lsp` (its position module).
 
 pub mod encoding;
+pub mod hashed;
 pub mod line_ending;
 pub mod lines;
