@@ -625,7 +625,7 @@ pub fn streaming_response(
         if doc.changed_at.elapsed() >= quiet || contexts.response_context(uri) != id {
             return false;
         }
-        is_response(uri) || looks_like_response(&doc.rope.to_string())
+        is_response(uri) || looks_like_response(&String::from(&doc.rope))
     })
 }
 
@@ -846,7 +846,7 @@ impl Backend {
                 args.uri
             ))
         })?;
-        let text = doc.rope.to_string();
+        let text = String::from(&doc.rope);
         let resolution = self
             .contexts()
             .resolve(&args, &text, doc.version)
@@ -996,7 +996,7 @@ impl Backend {
             return;
         };
         let text = match self.docs().get(uri) {
-            Some(doc) => doc.rope.to_string(),
+            Some(doc) => String::from(&doc.rope),
             None => self.disk_text(uri).unwrap_or_default(),
         };
         let encoding = self.features().encoding;
@@ -1027,7 +1027,7 @@ impl Backend {
         let Some(doc) = self.docs().get(uri) else {
             return;
         };
-        let text = doc.rope.to_string();
+        let text = String::from(&doc.rope);
         let found = self
             .contexts()
             .conflict_actions(uri, &text, doc.version, first, last);
