@@ -42,7 +42,7 @@ use crate::lsp::source::{self, stale_files, BufferFiles};
 use crate::merge::{self, MergeConflict, MergeOutcome};
 use crate::model::{EditBatch, EditOp};
 use crate::parse;
-use crate::plan::{TextEdit, TextEdits};
+use crate::plan::{After, TextEdit, TextEdits};
 use crate::status;
 use crate::workspace::{DiskFiles, FileSource, LoadError, SourceText, WorkspacePath};
 
@@ -652,7 +652,10 @@ fn llm_results(
         .files
         .into_iter()
         .filter(|f| matches!(f.status, FileStatus::Modified | FileStatus::Merged))
-        .filter_map(|f| Some((f.path, f.after?)))
+        .filter_map(|f| {
+            let after = f.after()?.to_owned();
+            Some((f.path, after))
+        })
         .collect()
 }
 
@@ -873,7 +876,7 @@ impl Backend {
     ) -> RpcResult<Value> {
         let edits = TextEdits::new(vec![edit]).unwrap_or_default();
         let change = FileChange {
-            after: Some(edits.apply(&buffer.text)),
+            content: After::edited(),
             path,
             from: None,
             status: FileStatus::Modified,

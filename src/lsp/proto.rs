@@ -341,7 +341,7 @@ fn push_operations(
                     annotation_id: annotation.clone(),
                 },
             )));
-            let content = change.after.clone().unwrap_or_default();
+            let content = change.after().unwrap_or_default().to_owned();
             if !content.is_empty() {
                 let edit = TextEdit::new(Range::default(), content);
                 ops.push(document_edit(uri, None, vec![edit], annotation));
@@ -569,7 +569,7 @@ mod tests {
                 encoding: Default::default(),
                 version,
             })),
-            after: Some(edits.apply(before)),
+            content: crate::plan::After::edited(),
             edits,
             edit_indices: vec![2],
         }

@@ -464,7 +464,7 @@ impl Backend {
                 .files
                 .iter()
                 .find(|f| f.path.as_str() == w.path)
-                .and_then(|f| f.after.as_deref().map(|t| (&f.path, t)));
+                .and_then(|f| f.after().map(|t| (&f.path, t)));
             let Some((path, text)) = written else {
                 continue;
             };

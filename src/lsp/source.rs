@@ -189,7 +189,7 @@ mod tests {
             from: None,
             status: FileStatus::Modified,
             before: Some(Arc::new(before)),
-            after: Some(String::new()),
+            content: crate::plan::After::Text(String::new()),
             edits: TextEdits::default(),
             edit_indices: vec![1],
         }
