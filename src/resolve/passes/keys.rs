@@ -34,9 +34,12 @@ pub enum Norm {
     Trim,
     /// Trimmed, then typography folded ([`unicode::fold`], pass 5).
     Fold,
+    /// Trimmed, whitespace runs collapsed to one space (as fuzzy matching
+    /// compares lines: [`super::fuzzy::normalize_line`]).
+    Words,
 }
 
-const NORMS: usize = 4;
+const NORMS: usize = 5;
 
 impl Norm {
     fn slot(self) -> usize {
@@ -45,6 +48,7 @@ impl Norm {
             Norm::TrimEnd => 1,
             Norm::Trim => 2,
             Norm::Fold => 3,
+            Norm::Words => 4,
         }
     }
 
@@ -56,7 +60,25 @@ impl Norm {
             Norm::TrimEnd => Cow::Borrowed(line.trim_end()),
             Norm::Trim => Cow::Borrowed(line.trim()),
             Norm::Fold => unicode::fold(line.trim()),
+            Norm::Words => words(line),
         }
+    }
+}
+
+/// A line trimmed, its whitespace runs collapsed to one space (borrowed
+/// when it has no run to collapse).
+fn words(line: &str) -> Cow<'_, str> {
+    let t = line.trim();
+    let mut after_space = false;
+    let plain = t.chars().all(|c| {
+        let ok = !c.is_whitespace() || (c == ' ' && !after_space);
+        after_space = c.is_whitespace();
+        ok
+    });
+    if plain {
+        Cow::Borrowed(t)
+    } else {
+        Cow::Owned(super::fuzzy::normalize_line(t))
     }
 }
 
@@ -379,6 +401,12 @@ mod tests {
         let (li, k) = index(text);
         let folded = &k.seq(Norm::Fold, View::All, text, &li).ids;
         assert_eq!(folded[0], folded[1]);
+        for line in ["a  b", " a\tb ", "a b", "a\u{00A0} b", "ab", "", "  "] {
+            assert_eq!(
+                Norm::Words.key(line),
+                super::super::fuzzy::normalize_line(line)
+            );
+        }
         let exact = &k.seq(Norm::Exact, View::All, text, &li).ids;
         assert_ne!(exact[0], exact[1]);
     }
