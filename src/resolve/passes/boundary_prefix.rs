@@ -5,7 +5,7 @@
 
 use super::keys::{Dict, Norm, View};
 use super::windows::{self, Want};
-use super::Lines;
+use super::{scan, Lines};
 
 /// How many non-blank characters a truncated boundary line must keep.
 pub const MIN_PREFIX_CHARS: usize = 8;
@@ -22,6 +22,17 @@ pub fn find_in(file: &Lines, view: View, search: &[&str]) -> Vec<usize> {
     let n = search.len();
     if n == 0 || n > file.len() {
         return Vec::new();
+    }
+    if !file.keys_wanted(Norm::Trim) {
+        let trimmed: Vec<&str> = search.iter().map(|s| s.trim()).collect();
+        // The first line is the file line's start (or all of it).
+        let scanned = scan(file, view, n, Some(trimmed[0]), |f, j| {
+            let (f, s) = (f.trim(), trimmed[j]);
+            f == s || ((j == 0 || j + 1 == n) && is_truncated_prefix(s, f))
+        });
+        if let Some(starts) = scanned {
+            return starts;
+        }
     }
     let dict = file.dict(Norm::Trim);
     let mut want = Vec::with_capacity(n);

@@ -16,7 +16,8 @@
 //! normalized once).
 
 use std::borrow::Cow;
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -40,6 +41,10 @@ pub enum Norm {
 }
 
 const NORMS: usize = 5;
+
+/// Searches of a text under one normalization made by scanning before its
+/// index is built.
+const SCANS_BEFORE_INDEX: usize = 3;
 
 impl Norm {
     fn slot(self) -> usize {
@@ -135,13 +140,15 @@ impl<'t> Dict<'t> {
 
     /// The id of `key`, numbering it when new.
     fn intern(&mut self, key: Cow<'t, str>) -> u32 {
-        if let Some(&id) = self.ids.get(key.as_ref()) {
-            return id;
+        let next = self.keys.len() as u32;
+        match self.ids.entry(key) {
+            Entry::Occupied(e) => *e.get(),
+            Entry::Vacant(e) => {
+                self.keys.push(e.key().clone());
+                e.insert(next);
+                next
+            }
         }
-        let id = self.keys.len() as u32;
-        self.keys.push(key.clone());
-        self.ids.insert(key, id);
-        id
     }
 
     /// The id of a key, `None` when no line has it.
@@ -265,6 +272,10 @@ pub struct KeyIndex<'t> {
     seqs: [[OnceCell<Seq>; 2]; NORMS],
     /// The lines that are not blank.
     non_blank: OnceCell<Vec<u32>>,
+    /// Per normalization: the searches made before its index was built.
+    scans: [Cell<usize>; NORMS],
+    /// Whether the text is ASCII.
+    ascii: OnceCell<bool>,
 }
 
 impl<'t> KeyIndex<'t> {
@@ -341,12 +352,30 @@ impl<'t> KeyIndex<'t> {
     /// The lines that are not blank, in order.
     pub fn non_blank(&self, text: &'t str, index: &LineIndex) -> &[u32] {
         self.non_blank.get_or_init(|| {
-            let blank = self.dict(Norm::Trim, text, index).id("");
-            let trimmed = &self.seq(Norm::Trim, View::All, text, index).ids;
-            (0..trimmed.len() as u32)
-                .filter(|&i| Some(trimmed[i as usize]) != blank)
+            (0..index.len() as u32)
+                .filter(|&i| !index.content(text, i as usize).trim().is_empty())
                 .collect()
         })
+    }
+
+    /// Whether the text is ASCII (checked once).
+    pub fn is_ascii(&self, text: &str) -> bool {
+        *self.ascii.get_or_init(|| text.is_ascii())
+    }
+
+    /// Whether a search under `norm` should use the index: when it is
+    /// built, or when this text was searched that way before (building
+    /// costs a few scans of the text; a text searched once, as one edit's
+    /// passes search it, is cheaper scanned, and a text searched again —
+    /// the hunks of a diff, the variants of a search — pays it back).
+    pub fn wanted(&self, norm: Norm) -> bool {
+        let scans = &self.scans[norm.slot()];
+        let built = match norm {
+            Norm::Exact => self.exact.get().is_some(),
+            _ => self.tables[norm.slot()].get().is_some(),
+        };
+        scans.set(scans.get() + 1);
+        built || scans.get() > SCANS_BEFORE_INDEX
     }
 }
 

@@ -16,6 +16,8 @@ pub mod trimmed;
 pub mod unicode;
 pub mod windows;
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 use keys::{Dict, KeyIndex, Norm, Seq, View};
@@ -94,6 +96,17 @@ impl<'t> Lines<'t> {
         self.keys.seq(norm, view, self.text, &self.index)
     }
 
+    /// Whether the text is ASCII (checked once).
+    pub fn is_ascii(&self) -> bool {
+        self.keys.is_ascii(self.text)
+    }
+
+    /// Whether a search under `norm` should use the key index (see
+    /// [`KeyIndex::wanted`]); counts the search.
+    pub fn keys_wanted(&self, norm: Norm) -> bool {
+        self.keys.wanted(norm)
+    }
+
     /// The lines that are not blank, in order.
     pub fn non_blank(&self) -> &[u32] {
         self.keys.non_blank(self.text, &self.index)
@@ -121,6 +134,19 @@ pub fn find_keys(file: &Lines, view: View, norm: Norm, search: &[&str]) -> Vec<u
     if search.is_empty() || search.len() > file.len() {
         return Vec::new();
     }
+    if !file.keys_wanted(norm) {
+        let keys: Vec<Cow<str>> = search.iter().map(|s| norm.key(s)).collect();
+        // A line whose key is the first search line's contains that key,
+        // but under folding, which changes characters (unless the text is
+        // ASCII: then folding leaves it as trimmed).
+        let needle = (norm != Norm::Fold || file.is_ascii()).then_some(keys[0].as_ref());
+        let scanned = scan(file, view, search.len(), needle, |line, j| {
+            norm.key(line) == keys[j]
+        });
+        if let Some(starts) = scanned {
+            return starts;
+        }
+    }
     let dict = file.dict(norm);
     let want: Option<Vec<Want>> = search
         .iter()
@@ -131,6 +157,75 @@ pub fn find_keys(file: &Lines, view: View, norm: Norm, search: &[&str]) -> Vec<u
         Some(want) => windows::find(file.seq(norm, view), &want),
         None => Vec::new(),
     }
+}
+
+/// Every start (a position of `view`) of a window of `n` lines where
+/// `eq(line, j)` holds for each of its lines, by trying each start: the
+/// first line filters, the rest are compared on a hit. When every first
+/// line that can match contains `needle` (not empty), only the lines where
+/// `memmem` finds it are tried. `None` when the hits cost more than a few
+/// scans of the text (a search whose first line is nearly everywhere): the
+/// caller then uses the line-key index, which is linear whatever the search.
+pub fn scan(
+    file: &Lines,
+    view: View,
+    n: usize,
+    needle: Option<&str>,
+    eq: impl Fn(&str, usize) -> bool,
+) -> Option<Vec<usize>> {
+    let at: &[u32] = match view {
+        View::All => &[],
+        View::NonBlank => file.non_blank(),
+    };
+    let len = match view {
+        View::All => file.len(),
+        View::NonBlank => at.len(),
+    };
+    let line = |k: usize| match view {
+        View::All => file.line(k),
+        View::NonBlank => file.line(at[k] as usize),
+    };
+    if n == 0 || n > len {
+        return Some(Vec::new());
+    }
+    let mut budget = 4 * (len + n) + 4096;
+    let mut starts = Vec::new();
+    let mut try_start = |k: usize| -> Option<()> {
+        if k + n > len || !eq(line(k), 0) {
+            return Some(());
+        }
+        budget = budget.checked_sub(n)?;
+        if (1..n).all(|j| eq(line(k + j), j)) {
+            starts.push(k);
+        }
+        Some(())
+    };
+    match needle.filter(|s| !s.is_empty()) {
+        Some(needle) => {
+            let mut last = None;
+            for hit in memchr::memmem::find_iter(file.text.as_bytes(), needle.as_bytes()) {
+                let i = file.index.line_of(hit);
+                if last == Some(i) {
+                    continue;
+                }
+                last = Some(i);
+                let k = match view {
+                    View::All => i,
+                    View::NonBlank => match at.binary_search(&(i as u32)) {
+                        Ok(k) => k,
+                        Err(_) => continue,
+                    },
+                };
+                try_start(k)?;
+            }
+        }
+        None => {
+            for k in 0..=len - n {
+                try_start(k)?;
+            }
+        }
+    }
+    Some(starts)
 }
 
 /// The candidates of a line pass other than fuzzy, as start lines.
@@ -228,6 +323,9 @@ mod tests {
         }
     }
 
+    /// More searches than a text gets before its index is built.
+    const SCANS: usize = 8;
+
     const LINE_PASSES: [Pass; 5] = [
         Pass::Exact,
         Pass::TrailingWhitespace,
@@ -292,27 +390,49 @@ mod tests {
             } else {
                 (0..n).map(|_| STOCK[rng.below(STOCK.len())]).collect()
             };
+            // Scanned (a text searched once per pass) and indexed (a text
+            // searched again and again).
+            let indexed = Lines::new(&text);
+            for norm in [Norm::Exact, Norm::TrimEnd, Norm::Trim, Norm::Fold] {
+                for _ in 0..=SCANS {
+                    indexed.keys_wanted(norm);
+                }
+            }
+            let at: Vec<usize> = (0..as_read.len())
+                .filter(|&i| !as_read[i].trim().is_empty())
+                .collect();
+            let compact: Vec<&str> = at.iter().map(|&i| as_read[i]).collect();
             for pass in LINE_PASSES {
+                let want = naive_pass(pass, &as_read, &search);
+                let scanned = Lines::new(&text);
                 assert_eq!(
-                    find_line_pass(pass, &lines, &search),
-                    naive_pass(pass, &as_read, &search),
+                    find_line_pass(pass, &scanned, &search),
+                    want,
                     "{pass:?} {text:?} {search:?}"
                 );
-                // The non-blank view against a copy of the non-blank lines.
-                let at: Vec<usize> = (0..as_read.len())
-                    .filter(|&i| !as_read[i].trim().is_empty())
-                    .collect();
-                let compact: Vec<&str> = at.iter().map(|&i| as_read[i]).collect();
                 assert_eq!(
-                    find_line_pass_in(pass, &lines, View::NonBlank, &search),
-                    naive_pass(pass, &compact, &search),
+                    find_line_pass(pass, &indexed, &search),
+                    want,
+                    "indexed {pass:?} {text:?} {search:?}"
+                );
+                // The non-blank view against a copy of the non-blank lines.
+                let want = naive_pass(pass, &compact, &search);
+                let scanned = Lines::new(&text);
+                assert_eq!(
+                    find_line_pass_in(pass, &scanned, View::NonBlank, &search),
+                    want,
                     "non-blank {pass:?} {text:?} {search:?}"
                 );
                 assert_eq!(
-                    lines.non_blank(),
-                    at.iter().map(|&i| i as u32).collect::<Vec<_>>()
+                    find_line_pass_in(pass, &indexed, View::NonBlank, &search),
+                    want,
+                    "indexed non-blank {pass:?} {text:?} {search:?}"
                 );
             }
+            assert_eq!(
+                indexed.non_blank(),
+                at.iter().map(|&i| i as u32).collect::<Vec<_>>()
+            );
         }
     }
 
