@@ -472,7 +472,7 @@ mod tests {
     #[test]
     fn replacing_at_once_equals_replacing_one_by_one() {
         let original = "one\ntwo\nthree\nfour\nfive\nsix\n";
-        let mut seed = 0x5DEE_CE66_Du64;
+        let mut seed = 0x0005_DEEC_E66D_u64;
         let mut below = |n: usize| {
             seed ^= seed << 13;
             seed ^= seed >> 7;
