@@ -12,6 +12,7 @@
 
 use std::ops::Range;
 
+use super::passes::keys::View;
 use super::passes::{self, Lines, Pass};
 use super::replacement::{pairing, Undecided};
 
@@ -20,34 +21,11 @@ use super::replacement::{pairing, Undecided};
 /// too little of the search left to trust).
 const PASSES: [Pass; 3] = [Pass::TrailingWhitespace, Pass::Trimmed, Pass::Unicode];
 
-/// The non-blank lines of a text, and where they are.
-pub struct NonBlank {
-    /// The non-blank lines joined, one a line.
-    text: String,
-    /// Per line of `text`: its line in the file.
-    at: Vec<usize>,
-}
-
-impl NonBlank {
-    pub fn new(lines: &Lines) -> NonBlank {
-        let mut text = String::new();
-        let mut at = Vec::new();
-        for i in 0..lines.len() {
-            let line = lines.line(i);
-            if !line.trim().is_empty() {
-                text.push_str(line);
-                text.push('\n');
-                at.push(i);
-            }
-        }
-        NonBlank { text, at }
-    }
-}
-
 /// The windows (file lines, end exclusive) where the search's non-blank
 /// lines match the file's non-blank lines, by the first pass that finds
 /// any; `None` when none does, or the search has fewer than two non-blank
-/// lines (one line is no evidence of where blank lines go).
+/// lines (one line is no evidence of where blank lines go). The file's
+/// non-blank lines are a view of its line-key index (no copy of the text).
 pub fn find(lines: &Lines, search: &[&str]) -> Option<(Pass, Vec<Range<usize>>)> {
     let wanted: Vec<&str> = search
         .iter()
@@ -57,14 +35,13 @@ pub fn find(lines: &Lines, search: &[&str]) -> Option<(Pass, Vec<Range<usize>>)>
     if wanted.len() < 2 {
         return None;
     }
-    let non_blank = NonBlank::new(lines);
-    let compact = Lines::new(&non_blank.text);
     PASSES.into_iter().find_map(|pass| {
-        let starts = passes::find_line_pass(pass, &compact, &wanted);
+        let starts = passes::find_line_pass_in(pass, lines, View::NonBlank, &wanted);
         (!starts.is_empty()).then(|| {
+            let at = lines.non_blank();
             let windows = starts
                 .into_iter()
-                .map(|s| non_blank.at[s]..non_blank.at[s + wanted.len() - 1] + 1)
+                .map(|s| at[s] as usize..at[s + wanted.len() - 1] as usize + 1)
                 .collect();
             (pass, windows)
         })

@@ -356,16 +356,21 @@ impl<'o, 'c> FileResolver<'o, 'c> {
             }
             keep
         });
-        located.reverse();
-        for l in located {
-            if track_shifts {
+        if track_shifts {
+            // From the last: each shift is read before the edits after it
+            // (the ones before it would move nothing it reads either).
+            for l in located.iter().rev() {
                 let line = self.orig_line_of_offset(l.range.start) - 1;
                 let removed = self.doc.slice(l.range.clone()).matches('\n').count() as isize;
                 let added = l.text.matches('\n').count() as isize;
                 self.shifts.push((line, added - removed));
             }
-            self.doc.replace(l.range, &l.text);
         }
+        let edits: Vec<(Range<usize>, &str)> = located
+            .iter()
+            .map(|l| (l.range.clone(), l.text.as_str()))
+            .collect();
+        self.doc.replace_disjoint(&edits);
     }
 
     fn fail(&mut self, error: EditError) {

@@ -12,6 +12,7 @@ use std::time::Instant;
 
 use rapidfuzz::distance::levenshtein;
 
+use super::keys::{Norm, View};
 use super::Lines;
 
 /// A window of file lines and how similar it is to the search.
@@ -351,6 +352,48 @@ pub fn pairs_line_by_line(
     })
 }
 
+/// Per window start, how many search lines (of three characters or more)
+/// equal the window's line at their place, normalized: only starts with a
+/// vote. Counted from the places of each search line's key in the file's
+/// line-key index; the keys that cost the most (lines nearly everywhere,
+/// which say little about where the search was copied from) are left out
+/// past a budget linear in the file (a long search over identical lines
+/// would cost file × search).
+fn votes(file: &Lines, search: &[&str], n_win: usize) -> HashMap<usize, usize> {
+    let dict = file.dict(Norm::Words);
+    let mut wanted: HashMap<u32, Vec<usize>> = HashMap::new();
+    for (j, l) in search.iter().enumerate() {
+        if l.trim().len() >= 3 {
+            if let Some(id) = dict.id(&Norm::Words.key(l)) {
+                wanted.entry(id).or_default().push(j);
+            }
+        }
+    }
+    let seq = file.seq(Norm::Words, View::All);
+    let mut keys: Vec<(usize, u32)> = wanted
+        .iter()
+        .map(|(&id, js)| (seq.positions(id).len().saturating_mul(js.len()), id))
+        .collect();
+    keys.sort_unstable();
+    let mut budget = 8 * file.len() + 65_536;
+    let mut votes: HashMap<usize, usize> = HashMap::new();
+    for (cost, id) in keys {
+        if cost > budget {
+            break;
+        }
+        budget -= cost;
+        for &i in seq.positions(id) {
+            let i = i as usize;
+            for &j in &wanted[&id] {
+                if i >= j && i - j + n_win <= file.len() {
+                    *votes.entry(i - j).or_default() += 1;
+                }
+            }
+        }
+    }
+    votes
+}
+
 /// The closest window to a search that matched nothing, for `not_found`
 /// reports: windows where several search lines appear are scored first;
 /// small files are scanned whole. `None` when nothing is even close.
@@ -360,24 +403,7 @@ pub fn nearest(file: &Lines, search: &[&str], deadline: Instant) -> Option<Score
         return None;
     }
     let n_win = n.min(file.len());
-    let mut votes: HashMap<usize, usize> = HashMap::new();
-    let wanted: HashMap<String, Vec<usize>> = search
-        .iter()
-        .enumerate()
-        .filter(|(_, l)| l.trim().len() >= 3)
-        .fold(HashMap::new(), |mut m, (j, l)| {
-            m.entry(normalize_line(l)).or_default().push(j);
-            m
-        });
-    for i in 0..file.len() {
-        if let Some(js) = wanted.get(&normalize_line(file.line(i))) {
-            for &j in js {
-                if i >= j && i - j + n_win <= file.len() {
-                    *votes.entry(i - j).or_default() += 1;
-                }
-            }
-        }
-    }
+    let votes = votes(file, search, n_win);
     let mut starts: Vec<(usize, usize)> = votes.into_iter().map(|(s, v)| (v, s)).collect();
     starts.sort_unstable_by(|a, b| b.cmp(a));
     starts.truncate(32);

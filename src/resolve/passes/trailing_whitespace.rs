@@ -1,11 +1,16 @@
 //! Pass 2: lines equal once trailing whitespace is trimmed.
 
-use super::{find_windows, Lines};
+use super::keys::{Norm, View};
+use super::{find_keys, Lines};
 
 /// Start lines where every line matches with trailing whitespace trimmed.
 pub fn find(file: &Lines, search: &[&str]) -> Vec<usize> {
-    let search: Vec<String> = search.iter().map(|s| s.trim_end().to_string()).collect();
-    find_windows(file, &search, |f, s, _| f.trim_end() == s)
+    find_in(file, View::All, search)
+}
+
+/// [`find`] over the lines of `view`.
+pub fn find_in(file: &Lines, view: View, search: &[&str]) -> Vec<usize> {
+    find_keys(file, view, Norm::TrimEnd, search)
 }
 
 #[cfg(test)]

@@ -1,12 +1,17 @@
 //! Pass 3: lines equal once all surrounding whitespace is trimmed (the
 //! replacement is then re-indented, see `resolve::replacement`).
 
-use super::{find_windows, Lines};
+use super::keys::{Norm, View};
+use super::{find_keys, Lines};
 
 /// Start lines where every line matches with surrounding whitespace trimmed.
 pub fn find(file: &Lines, search: &[&str]) -> Vec<usize> {
-    let search: Vec<String> = search.iter().map(|s| s.trim().to_string()).collect();
-    find_windows(file, &search, |f, s, _| f.trim() == s)
+    find_in(file, View::All, search)
+}
+
+/// [`find`] over the lines of `view`.
+pub fn find_in(file: &Lines, view: View, search: &[&str]) -> Vec<usize> {
+    find_keys(file, view, Norm::Trim, search)
 }
 
 #[cfg(test)]

@@ -7,12 +7,18 @@ use std::borrow::Cow;
 
 use unicode_normalization::UnicodeNormalization;
 
-use super::{find_windows, Lines};
+use super::keys::{Norm, View};
+use super::{find_keys, Lines};
 
-/// Start lines where the search matches after folding.
+/// Start lines where the search matches after folding (each line trimmed,
+/// then folded: [`Norm::Fold`]).
 pub fn find(file: &Lines, search: &[&str]) -> Vec<usize> {
-    let search: Vec<String> = search.iter().map(|s| fold(s.trim()).into_owned()).collect();
-    find_windows(file, &search, |f, s, _| fold(f.trim()) == s)
+    find_in(file, View::All, search)
+}
+
+/// [`find`] over the lines of `view`.
+pub fn find_in(file: &Lines, view: View, search: &[&str]) -> Vec<usize> {
+    find_keys(file, view, Norm::Fold, search)
 }
 
 /// Folds typographic characters to their ASCII look-alikes.
