@@ -30,10 +30,7 @@ use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::ops::Range;
-use std::time::{Duration, Instant};
 
-use similar::algorithms::{myers, Capture, Compact, Replace};
-use similar::DiffOp;
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::error::LineRange;
@@ -42,13 +39,11 @@ use crate::text::line_ending::LineEnding;
 use crate::text::lines::LineIndex;
 
 mod anchored;
+mod hunks;
+#[cfg(test)]
+mod linear_tests;
 
-/// Time budget of Myers on one base→side diff; past it the diff is redone
-/// anchored on unique lines ([`anchored`]).
-const MYERS_TIME_LIMIT: Duration = Duration::from_millis(200);
-/// Time budget of the anchored diff's Myers runs on the gaps; past it, a
-/// gap still being diffed becomes one hunk (correct, only not minimal).
-const ANCHORED_TIME_LIMIT: Duration = Duration::from_millis(500);
+use hunks::{diff_hunks, Hunk, Limits, Who};
 
 /// What a three-way merge gives.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -140,14 +135,26 @@ fn push_terminated(out: &mut String, lines: &str, eol: &str) {
 /// Merges the LLM's changes (`base` → `theirs`) into the user's buffer
 /// (`base` → `ours`). See the module documentation for the rules.
 pub fn merge(base: &str, ours: &str, theirs: &str) -> MergeOutcome {
+    merge_with(base, ours, theirs, &|base, side, distinct, who| {
+        diff_hunks(base, side, distinct, who, &Limits::DEFAULT)
+    })
+}
+
+/// A line diff for the merge: `base` → `side` as hunks of `who` (interned
+/// lines, ids below the count given).
+type DiffFn<'d> = &'d dyn Fn(&[u32], &[u32], usize, Who) -> Vec<Hunk>;
+
+/// [`merge`] with the line diff `diff` (tests compare diffs through it).
+fn merge_with(base: &str, ours: &str, theirs: &str, diff: DiffFn) -> MergeOutcome {
     let mut interner = Interner::with_capacity(base.len() / 32 + 16);
     let base = Side::base(base, &mut interner);
     let ours = Side::descendant(ours, &base, &mut interner);
     let theirs = Side::descendant(theirs, &base, &mut interner);
+    let distinct = interner.ids.len();
     drop(interner);
     let changes = sorted_changes(
-        diff_hunks(&base, &ours, Who::Ours),
-        diff_hunks(&base, &theirs, Who::Theirs),
+        diff(&base.ids, &ours.ids, distinct, Who::Ours),
+        diff(&base.ids, &theirs.ids, distinct, Who::Theirs),
     );
     let endings = OnceCell::new();
     let endings = || *endings.get_or_init(|| Endings::of(ours.text, theirs.text));
@@ -382,65 +389,6 @@ impl<'t> Side<'t> {
     }
 }
 
-/// Which descendant a hunk belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Who {
-    Ours,
-    Theirs,
-}
-
-/// One side's change: base lines `base` became that side's lines `side`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Hunk {
-    who: Who,
-    base: Range<usize>,
-    side: Range<usize>,
-}
-
-/// The changes `base` → `side`, adjacent diff ops joined, so that two
-/// hunks of one side are always separated by at least one equal line.
-/// Myers first (minimal); when it runs out of time (many changes in a
-/// large file) the anchored diff instead, which never gives up on more
-/// than one gap between two unique common lines.
-fn diff_hunks(base: &Side, side: &Side, who: Who) -> Vec<Hunk> {
-    let deadline = Instant::now() + MYERS_TIME_LIMIT;
-    let (old, new) = (&base.ids, &side.ids);
-    let mut hook = Compact::new(Replace::new(Capture::new()), old, new);
-    let finished = myers::diff_deadline_raw(
-        &mut hook,
-        old,
-        0..old.len(),
-        new,
-        0..new.len(),
-        Some(deadline),
-    );
-    let Ok(()) = finished;
-    if Instant::now() >= deadline {
-        hook = Compact::new(Replace::new(Capture::new()), old, new);
-        let deadline = Instant::now() + ANCHORED_TIME_LIMIT;
-        let Ok(()) = anchored::diff(&mut hook, old, new, deadline);
-    }
-    let ops = hook.into_inner().into_inner().into_ops();
-    let mut hunks: Vec<Hunk> = Vec::new();
-    for op in ops.iter().filter(|op| !matches!(op, DiffOp::Equal { .. })) {
-        let (base_range, side_range) = (op.old_range(), op.new_range());
-        match hunks.last_mut() {
-            Some(last)
-                if last.base.end == base_range.start && last.side.end == side_range.start =>
-            {
-                last.base.end = base_range.end;
-                last.side.end = side_range.end;
-            }
-            _ => hunks.push(Hunk {
-                who,
-                base: base_range,
-                side: side_range,
-            }),
-        }
-    }
-    hunks
-}
-
 /// Both sides' hunks in base order: by start, an insertion before a
 /// replacement starting at the same line.
 fn sorted_changes(ours: Vec<Hunk>, theirs: Vec<Hunk>) -> Vec<Hunk> {
@@ -450,14 +398,21 @@ fn sorted_changes(ours: Vec<Hunk>, theirs: Vec<Hunk>) -> Vec<Hunk> {
     changes
 }
 
-/// Whether two base ranges share a line, or are insertions at the same
-/// point (an insertion at a range's boundary does not overlap it).
-fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
-    match (a.is_empty(), b.is_empty()) {
-        (true, true) => a.start == b.start,
-        (true, false) => b.start < a.start && a.start < b.end,
-        (false, true) => a.start < b.start && b.start < a.end,
-        (false, false) => a.start < b.end && b.start < a.end,
+/// Whether two hunks' base ranges share a line, or are insertions at the
+/// same point (an insertion at a range's boundary does not overlap it).
+/// A coarse hunk also overlaps every hunk that touches it: it may begin
+/// or end with an insertion of its own, and two insertions at one point
+/// conflict.
+fn overlaps(a: &Hunk, b: &Hunk) -> bool {
+    let (ra, rb) = (&a.base, &b.base);
+    if a.coarse || b.coarse {
+        return ra.start <= rb.end && rb.start <= ra.end;
+    }
+    match (ra.is_empty(), rb.is_empty()) {
+        (true, true) => ra.start == rb.start,
+        (true, false) => rb.start < ra.start && ra.start < rb.end,
+        (false, true) => ra.start < rb.start && rb.start < ra.end,
+        (false, false) => ra.start < rb.end && rb.start < ra.end,
     }
 }
 
@@ -467,10 +422,17 @@ fn clusters(changes: &[Hunk]) -> Vec<Range<usize>> {
     let mut groups = Vec::new();
     let mut first = 0;
     while first < changes.len() {
-        let mut span = changes[first].base.clone();
+        // The group so far, coarse when a coarse hunk gives its end (later
+        // hunks start at or after its start: only its end can be touched).
+        let mut span = changes[first].clone();
         let mut end = first + 1;
-        while let Some(next) = changes.get(end).filter(|c| overlaps(&span, &c.base)) {
-            span = span.start.min(next.base.start)..span.end.max(next.base.end);
+        while let Some(next) = changes.get(end).filter(|c| overlaps(&span, c)) {
+            span.coarse = match next.base.end.cmp(&span.base.end) {
+                std::cmp::Ordering::Less => span.coarse,
+                std::cmp::Ordering::Equal => span.coarse || next.coarse,
+                std::cmp::Ordering::Greater => next.coarse,
+            };
+            span.base = span.base.start.min(next.base.start)..span.base.end.max(next.base.end);
             end += 1;
         }
         groups.push(first..end);
@@ -503,6 +465,7 @@ fn own_span(group: &[Hunk], who: Who, base_span: &Range<usize>) -> Option<Range<
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use std::time::{Duration, Instant};
 
     /// The merged text, checking that the edits give it.
     fn merged(base: &str, ours: &str, theirs: &str) -> String {
