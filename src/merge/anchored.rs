@@ -80,6 +80,9 @@ struct Gaps<'a, D> {
 
 impl<D: DiffHook> Gaps<'_, D> {
     fn diff(&mut self, old: Range<usize>, new: Range<usize>, depth: usize) -> Result<(), D::Error> {
+        if old.is_empty() && new.is_empty() {
+            return Ok(());
+        }
         let (old_lines, new_lines) = (&self.old[old.clone()], &self.new[new.clone()]);
         let prefix = common_len(old_lines.iter(), new_lines.iter());
         let rest = old_lines.len().min(new_lines.len()) - prefix;
@@ -97,11 +100,21 @@ impl<D: DiffHook> Gaps<'_, D> {
         if anchors.is_empty() {
             self.myers(old_mid.clone(), new_mid.clone())?;
         } else {
+            // Consecutive anchors (the unchanged runs) make one equal op.
             let (mut i, mut j) = (old_mid.start, new_mid.start);
+            let mut run: Option<(usize, usize)> = None;
             for (a, b) in anchors {
-                self.diff(i..a, j..b, depth + 1)?;
-                self.d.equal(a, b, 1)?;
+                if (i, j) != (a, b) {
+                    if let Some((start_a, start_b)) = run.take() {
+                        self.d.equal(start_a, start_b, i - start_a)?;
+                    }
+                    self.diff(i..a, j..b, depth + 1)?;
+                }
+                run.get_or_insert((a, b));
                 (i, j) = (a + 1, b + 1);
+            }
+            if let Some((start_a, start_b)) = run {
+                self.d.equal(start_a, start_b, i - start_a)?;
             }
             self.diff(i..old_mid.end, j..new_mid.end, depth + 1)?;
         }

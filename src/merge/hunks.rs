@@ -1,13 +1,14 @@
 //! One side's hunks: the changes `base` → `side`, from the diff that
 //! suits the size of the change.
 //!
-//! The anchored diff ([`super::anchored`]) runs first: it is linear in
-//! practice and its size (the lines it deletes and inserts) bounds what
-//! Myers would cost. When that size is small, Myers redoes the diff on the
-//! whole text for the smallest regions (the usual case: a few edits in a
-//! file); when it is large (thousands of changed lines, where Myers'
-//! `O((n + m) · d)` would take seconds), the anchored diff stands, with
-//! Myers only inside its gaps. No deadline decides alone which diff is
+//! Myers' cost grows with the number of changed lines `d` (`O((n + m) ·
+//! d)` at worst), so the diff is chosen by a bound on `d`: the alignment
+//! found while interning the lines, else the anchored diff
+//! ([`super::anchored`], linear in practice), whose changed lines bound
+//! `d` too. When the bound is small, Myers diffs the whole text for the
+//! smallest regions (the usual case: a few edits in a file); when it is
+//! large (thousands of changed lines, where Myers would take seconds),
+//! the anchored diff stands, with Myers only inside its gaps. No deadline decides alone which diff is
 //! used on an ordinary input, so the same texts merge the same way on a
 //! loaded machine; the deadlines only bound adversarial inputs.
 
@@ -71,14 +72,24 @@ pub struct Hunk {
 
 /// The changes `base` → `side` (interned lines, ids below `distinct`),
 /// adjacent diff ops joined, so that two hunks of one side are always
-/// separated by at least one equal line.
+/// separated by at least one equal line. `changed_bound` is the number of
+/// lines some alignment of the two deletes and inserts.
 pub fn diff_hunks(
     base: &[u32],
     side: &[u32],
+    changed_bound: usize,
     distinct: usize,
     who: Who,
     limits: &Limits,
 ) -> Vec<Hunk> {
+    if changed_bound == 0 {
+        return Vec::new();
+    }
+    if changed_bound <= limits.myers_max_changed {
+        if let Some(ops) = whole_myers(base, side) {
+            return join(&ops, who);
+        }
+    }
     let mut raw = Capture::new();
     let deadline = Instant::now() + limits.gap_time;
     let Ok(diffed) = anchored::diff(&mut raw, base, side, distinct, deadline);
@@ -88,7 +99,8 @@ pub fn diff_hunks(
         .filter(|op| !matches!(op, DiffOp::Equal { .. }))
         .map(|op| op.old_range().len() + op.new_range().len())
         .sum();
-    let whole = (changed > 0 && changed <= limits.myers_max_changed)
+    let untried = changed_bound > limits.myers_max_changed;
+    let whole = (changed > 0 && changed <= limits.myers_max_changed && untried)
         .then(|| whole_myers(base, side))
         .flatten();
     let (ops, coarse) = match whole {

@@ -8,7 +8,7 @@ use std::time::Duration;
 use proptest::prelude::*;
 
 use super::hunks::{diff_hunks, Hunk, Limits, Who};
-use super::{merge, merge_with, MergeOutcome};
+use super::{merge, merge_with, Interner, MergeOutcome, Side};
 
 /// Whole-text Myers when small (the default).
 const DEFAULT: Limits = Limits::DEFAULT;
@@ -108,20 +108,21 @@ fn changed(hunks: &[Hunk]) -> usize {
 }
 
 fn hunks(old: &[u32], new: &[u32], limits: &Limits) -> Vec<Hunk> {
-    diff_hunks(old, new, 16, Who::Theirs, limits)
+    // No alignment known: the bound of deleting and inserting every line.
+    diff_hunks(old, new, old.len() + new.len(), 16, Who::Theirs, limits)
 }
 
 /// A merge on the reference diff.
 fn reference_merge(base: &str, ours: &str, theirs: &str) -> MergeOutcome {
     merge_with(base, ours, theirs, &|b, s, _, who| {
-        reference_hunks(b, s, who)
+        reference_hunks(b, &s.ids, who)
     })
 }
 
 /// A merge with the given limits.
 fn merge_limited(base: &str, ours: &str, theirs: &str, limits: Limits) -> MergeOutcome {
     merge_with(base, ours, theirs, &move |b, s, distinct, who| {
-        diff_hunks(b, s, distinct, who, &limits)
+        diff_hunks(b, &s.ids, s.changed_bound, distinct, who, &limits)
     })
 }
 
@@ -244,6 +245,20 @@ proptest! {
         }
         prop_assert_eq!(changed(&hunks(&old, &new, &DEFAULT)), minimal);
         prop_assert_eq!(changed(&reference_hunks(&old, &new, Who::Ours)), minimal);
+    }
+
+    /// The alignment found while interning is a real one: it changes at
+    /// least as many lines as a minimal diff.
+    #[test]
+    fn the_interning_bound_is_at_least_the_minimal_diff(
+        base in small_alphabet_text(), side in small_alphabet_text(),
+    ) {
+        let mut interner = Interner::with_capacity(0);
+        let base = Side::base(&base, &mut interner);
+        let side = Side::descendant(&side, &base, &mut interner);
+        let minimal = base.ids.len() + side.ids.len() - 2 * lcs_len(&base.ids, &side.ids);
+        prop_assert!(side.changed_bound >= minimal);
+        prop_assert_eq!(side.changed_bound == 0, base.ids == side.ids);
     }
 
     /// Distinct lines: the anchored diff is an LCS too.

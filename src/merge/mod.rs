@@ -136,13 +136,20 @@ fn push_terminated(out: &mut String, lines: &str, eol: &str) {
 /// (`base` → `ours`). See the module documentation for the rules.
 pub fn merge(base: &str, ours: &str, theirs: &str) -> MergeOutcome {
     merge_with(base, ours, theirs, &|base, side, distinct, who| {
-        diff_hunks(base, side, distinct, who, &Limits::DEFAULT)
+        diff_hunks(
+            base,
+            &side.ids,
+            side.changed_bound,
+            distinct,
+            who,
+            &Limits::DEFAULT,
+        )
     })
 }
 
-/// A line diff for the merge: `base` → `side` as hunks of `who` (interned
-/// lines, ids below the count given).
-type DiffFn<'d> = &'d dyn Fn(&[u32], &[u32], usize, Who) -> Vec<Hunk>;
+/// A line diff for the merge: `base` → `side` as hunks of `who` (the
+/// interned lines of both, and the count of distinct ids).
+type DiffFn<'d> = &'d dyn Fn(&[u32], &Side, usize, Who) -> Vec<Hunk>;
 
 /// [`merge`] with the line diff `diff` (tests compare diffs through it).
 fn merge_with(base: &str, ours: &str, theirs: &str, diff: DiffFn) -> MergeOutcome {
@@ -153,8 +160,8 @@ fn merge_with(base: &str, ours: &str, theirs: &str, diff: DiffFn) -> MergeOutcom
     let distinct = interner.ids.len();
     drop(interner);
     let changes = sorted_changes(
-        diff(&base.ids, &ours.ids, distinct, Who::Ours),
-        diff(&base.ids, &theirs.ids, distinct, Who::Theirs),
+        diff(&base.ids, &ours, distinct, Who::Ours),
+        diff(&base.ids, &theirs, distinct, Who::Theirs),
     );
     let endings = OnceCell::new();
     let endings = || *endings.get_or_init(|| Endings::of(ours.text, theirs.text));
@@ -313,6 +320,10 @@ struct Side<'t> {
     index: LineIndex,
     /// Each line's interned id.
     ids: Vec<u32>,
+    /// Lines deleted plus lines inserted by one way to align this text
+    /// with base (found while interning): at least what a minimal diff
+    /// changes, so it tells when Myers is cheap. 0 for base.
+    changed_bound: usize,
 }
 
 impl<'t> Side<'t> {
@@ -330,7 +341,12 @@ impl<'t> Side<'t> {
             .enumerate()
             .map(|(i, line)| interner.id(LineKey::of(line), Some(i)).0)
             .collect();
-        Side { text, index, ids }
+        Side {
+            text,
+            index,
+            ids,
+            changed_bound: 0,
+        }
     }
 
     /// A descendant of `base`. Lines equal to the base line at the same
@@ -341,19 +357,28 @@ impl<'t> Side<'t> {
         let (index, lines) = Side::lines(text);
         let mut ids = Vec::with_capacity(index.len());
         let mut at = 0; // the base line expected next
+        let mut matched = 0; // lines paired with base line `at - 1`
         for line in lines {
             if at < base.ids.len() && base.line(at) == line {
                 ids.push(base.ids[at]);
                 at += 1;
+                matched += 1;
                 continue;
             }
             let (id, base_line) = interner.id(LineKey::of(line), None);
             if let Some(found) = base_line.filter(|&found| found >= at) {
                 at = found + 1;
+                matched += 1;
             }
             ids.push(id);
         }
-        Side { text, index, ids }
+        let changed_bound = base.ids.len() + ids.len() - 2 * matched;
+        Side {
+            text,
+            index,
+            ids,
+            changed_bound,
+        }
     }
 
     /// Line `i` with its terminator.
