@@ -3,8 +3,9 @@
 //! `base` is the snapshot the LLM saw, `ours` the user's current buffer
 //! (unsaved changes included), `theirs` the LLM's result computed from
 //! `base`. Lines are interned to integers (xxh3-hashed), both descendants
-//! are diffed against `base` line by line (Myers, with a time limit; past
-//! it, a diff anchored on unique lines, see [`anchored`]), and their hunks
+//! are diffed against `base` line by line (Myers on the whole text when
+//! few lines changed, else a linear diff anchored on unique lines with
+//! Myers in its gaps, see [`hunks`] and [`anchored`]), and their hunks
 //! are walked in base order.
 //!
 //! The rules (see `docs/conflicts.md`):
@@ -12,6 +13,9 @@
 //!   overlapping: a hunk ending at base line `k` and one starting at line
 //!   `k + 1` merge, and an insertion at the boundary of the other side's
 //!   replaced lines merges too (before or after them, as in base).
+//! - A coarse hunk (a gap whose diff ran out of time) also conflicts with
+//!   every hunk of the other side that touches it: it may hide an
+//!   insertion at its edge. Coarsening only turns merges into conflicts.
 //! - Hunks that share base lines conflict, unless both sides turned the
 //!   shared region into the same lines. Two insertions at the same base
 //!   point conflict unless they insert the same lines.
@@ -535,8 +539,9 @@ mod tests {
     }
 
     /// 100k lines, every 20th changed by the user and every 20th (ten
-    /// lines further) by the LLM: too many changes for Myers to finish by
-    /// its deadline on either side.
+    /// lines further) by the LLM: too many changes for Myers on the whole
+    /// text on either side (10,000 changed lines each), so the anchored
+    /// diff merges it.
     #[test]
     fn a_large_merge_with_many_disjoint_changes_merges_in_time() {
         let base: Vec<String> = (0..100_000).map(|i| format!("line {i}\n")).collect();
