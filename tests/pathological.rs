@@ -412,6 +412,54 @@ fn merge_of_a_100k_line_file_with_10k_changes() {
     assert!(elapsed <= LIMIT / 4, "{:.3} s", elapsed.as_secs_f64());
 }
 
+/// A merge with no line unique anywhere: 100,000 lines of `a` and `b`,
+/// every 7th line flipped by the user and every 11th by the LLM. No
+/// anchor, so each side's gaps go to Myers and run out of time: coarse
+/// hunks, which may conflict (a refusal), in bounded time. A merge, if
+/// any, must still give the text built line by line.
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "timing: run with --release (scripts/test does)"
+)]
+fn merge_with_no_unique_line() {
+    let n = 100_000;
+    let line = |i: usize| if (i * 7919) % 13 < 6 { "a\n" } else { "b\n" };
+    let flip = |l: &str| if l == "a\n" { "b\n" } else { "a\n" };
+    let side = |every: usize| -> String {
+        (0..n)
+            .map(|i| {
+                if i % every == 0 {
+                    flip(line(i))
+                } else {
+                    line(i)
+                }
+            })
+            .collect()
+    };
+    let base: String = (0..n).map(line).collect();
+    let (ours, theirs) = (side(7), side(11));
+    let start = Instant::now();
+    let outcome = merge(&base, &ours, &theirs);
+    let elapsed = start.elapsed();
+    let merged = matches!(outcome, MergeOutcome::Merged(_));
+    eprintln!(
+        "merge no unique line: {:.3} s, merged: {merged}",
+        elapsed.as_secs_f64()
+    );
+    if let MergeOutcome::Merged(merged) = outcome {
+        // Lines flipped by both (every 77th) are the same change: kept once.
+        let want: String = (0..n)
+            .map(|i| match i % 7 == 0 || i % 11 == 0 {
+                true => flip(line(i)),
+                false => line(i),
+            })
+            .collect();
+        assert!(merged.text == want, "wrong text");
+    }
+    assert!(elapsed <= LIMIT, "{:.3} s", elapsed.as_secs_f64());
+}
+
 #[test]
 fn the_report_bound_holds_for_a_small_input() {
     // A sanity check that runs in every build: one ambiguous block.
