@@ -242,9 +242,38 @@ fn apply(c: &mut Criterion, data: &Path) {
             ..options_for(name)
         };
         let id = name.split('-').next().unwrap_or(name);
+        same_as_after(&run_ok(&w.payload, &options, &w.files), &data.join(name));
         group.bench_function(id, |b| b.iter(|| run_ok(&w.payload, &options, &w.files)));
     }
     group.finish();
+}
+
+/// Checks, before timing, that a workload's result is its `after/`: every
+/// changed file as there, and every file there that differs from `before/`
+/// changed.
+fn same_as_after(outcome: &engine::Outcome, dir: &Path) {
+    let changed: Vec<&str> = outcome.files.iter().map(|f| f.path.as_str()).collect();
+    for f in &outcome.files {
+        let want = std::fs::read_to_string(dir.join("after").join(f.path.as_str())).ok();
+        assert!(
+            f.after() == want.as_deref(),
+            "{}: {} differs from after/",
+            dir.display(),
+            f.path
+        );
+    }
+    for path in files_under(&dir.join("after")) {
+        let relative = path.strip_prefix(dir.join("after")).unwrap();
+        let before = std::fs::read(dir.join("before").join(relative)).ok();
+        if before != std::fs::read(&path).ok() {
+            let relative = relative.to_string_lossy();
+            assert!(
+                changed.contains(&relative.as_ref()),
+                "{}: {relative} is not changed",
+                dir.display()
+            );
+        }
+    }
 }
 
 /// The syntax check alone (`engine::syntax_warnings` on a workload's

@@ -112,9 +112,7 @@ pub struct SyntaxWarning {
 pub fn syntax_warnings(files: &[FileChange]) -> Vec<SyntaxWarning> {
     let checked: Vec<&FileChange> = files
         .iter()
-        .filter(|f| {
-            f.after.is_some() && crate::syntax::Language::of_path(f.path.as_str()).is_some()
-        })
+        .filter(|f| f.exists_after() && crate::syntax::Language::of_path(f.path.as_str()).is_some())
         .collect();
     crate::cores::map(&checked, |f| syntax_warning(f))
         .into_iter()
@@ -125,7 +123,6 @@ pub fn syntax_warnings(files: &[FileChange]) -> Vec<SyntaxWarning> {
 /// The warning of one changed file, if its edits bring a parse error.
 fn syntax_warning(f: &FileChange) -> Option<SyntaxWarning> {
     let language = crate::syntax::Language::of_path(f.path.as_str())?;
-    let after = f.after.as_deref()?;
     let line = match &f.before {
         // Only the regions the edits touch are parsed.
         Some(before) => {
@@ -137,7 +134,7 @@ fn syntax_warning(f: &FileChange) -> Option<SyntaxWarning> {
                 .collect();
             crate::syntax::new_error_line_quick(language, &before.text, &edits)?
         }
-        None => *crate::syntax::errors(language, after)?.lines.first()?,
+        None => *crate::syntax::errors(language, f.after()?)?.lines.first()?,
     };
     Some(SyntaxWarning {
         path: f.path.as_str().to_string(),

@@ -7,7 +7,7 @@
 
 use std::ops::Range;
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 
@@ -89,6 +89,21 @@ impl TextEdits {
     /// No edits at all.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+
+    /// The pieces of `original` with the edits applied, in order: the
+    /// text between the edits and their texts (empty pieces left out).
+    pub fn pieces<'a>(&'a self, original: &'a str) -> Vec<&'a str> {
+        let mut out = Vec::with_capacity(2 * self.0.len() + 1);
+        let mut at = 0;
+        for e in &self.0 {
+            out.push(&original[at..e.range.start]);
+            out.push(e.text.as_str());
+            at = e.range.end;
+        }
+        out.push(&original[at..]);
+        out.retain(|p| !p.is_empty());
+        out
     }
 
     /// Applies the edits to `original` (the text they were computed for).
@@ -180,13 +195,83 @@ pub struct FileChange {
     pub status: FileStatus,
     /// The text before (`None` for a new file), with its encoding/version.
     pub before: Option<Arc<SourceText>>,
-    /// The text after (`None` for a delete).
-    pub after: Option<String>,
-    /// Minimal, sorted, disjoint edits of `before.text` giving `after`
-    /// (empty for creates and deletes).
+    /// The text after: read it with [`FileChange::after`].
+    pub content: After,
+    /// Minimal, sorted, disjoint edits of `before.text` giving the text
+    /// after (empty for creates and deletes).
     pub edits: TextEdits,
     /// The payload edits (1-based indices) that make this change.
     pub edit_indices: Vec<usize>,
+}
+
+/// The text of a file after its change.
+#[derive(Clone, Debug, Default)]
+pub enum After {
+    /// None: the file is deleted.
+    #[default]
+    Deleted,
+    /// This text (a new file, a merge's result).
+    Text(String),
+    /// The text before with the change's edits applied, joined on first
+    /// use ([`FileChange::after`]). A writer takes the pieces instead
+    /// ([`FileChange::after_pieces`]): one edit of a 10 MB file need not
+    /// copy the file in memory.
+    Edited(OnceLock<String>),
+}
+
+impl After {
+    /// The text before with the edits applied, not joined yet.
+    pub fn edited() -> After {
+        After::Edited(OnceLock::new())
+    }
+}
+
+/// Two edited texts are equal when their changes' texts before and edits
+/// are: the joined copy is a cache.
+impl PartialEq for After {
+    fn eq(&self, other: &After) -> bool {
+        match (self, other) {
+            (After::Deleted, After::Deleted) | (After::Edited(_), After::Edited(_)) => true,
+            (After::Text(a), After::Text(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl FileChange {
+    /// The text after (`None` for a delete).
+    pub fn after(&self) -> Option<&str> {
+        match &self.content {
+            After::Deleted => None,
+            After::Text(text) => Some(text),
+            After::Edited(joined) => {
+                Some(joined.get_or_init(|| self.edits.apply(self.before_text())))
+            }
+        }
+    }
+
+    /// Whether the file is there after the change (not deleted).
+    pub fn exists_after(&self) -> bool {
+        !matches!(self.content, After::Deleted)
+    }
+
+    /// The text after as the pieces that make it, in order, without
+    /// joining them: the text before between the edits and the edits'
+    /// texts (`None` for a delete).
+    pub fn after_pieces(&self) -> Option<Vec<&str>> {
+        match &self.content {
+            After::Deleted => None,
+            After::Text(text) => Some(vec![text.as_str()]),
+            After::Edited(joined) => Some(match joined.get() {
+                Some(text) => vec![text.as_str()],
+                None => self.edits.pieces(self.before_text()),
+            }),
+        }
+    }
+
+    fn before_text(&self) -> &str {
+        self.before.as_ref().map_or("", |b| b.text.as_str())
+    }
 }
 
 #[cfg(test)]
@@ -198,6 +283,39 @@ mod tests {
         let edits =
             TextEdits::new(vec![TextEdit::new(4..5, "X"), TextEdit::new(0..1, "ab")]).unwrap();
         assert_eq!(edits.apply("0123456"), "ab123X56");
+    }
+
+    #[test]
+    fn the_pieces_give_the_text_after() {
+        let original = "0123456";
+        for edits in [
+            vec![TextEdit::new(4..5, "X"), TextEdit::new(0..1, "ab")],
+            vec![TextEdit::new(0..7, "")],
+            vec![TextEdit::new(7..7, "end"), TextEdit::new(0..0, "start")],
+            vec![],
+        ] {
+            let edits = TextEdits::new(edits).unwrap();
+            let want = edits.apply(original);
+            assert_eq!(edits.pieces(original).concat(), want);
+            assert!(edits.pieces(original).iter().all(|p| !p.is_empty()));
+            let change = FileChange {
+                path: WorkspacePath::new(std::path::Path::new("/r"), "a.txt").unwrap(),
+                from: None,
+                status: FileStatus::Modified,
+                before: Some(Arc::new(SourceText {
+                    text: original.to_string(),
+                    encoding: crate::text::encoding::Encoding::Utf8,
+                    version: None,
+                })),
+                content: After::edited(),
+                edits,
+                edit_indices: vec![1],
+            };
+            assert_eq!(change.after_pieces().unwrap().concat(), want);
+            assert_eq!(change.after(), Some(want.as_str()));
+            // Once joined, the joined text is the one piece.
+            assert_eq!(change.after_pieces().unwrap(), vec![want.as_str()]);
+        }
     }
 
     #[test]

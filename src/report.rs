@@ -143,13 +143,13 @@ impl<'a> Report<'a> {
 /// A unified diff of one file change (`a/` → `b/`), empty for no change.
 pub fn unified_diff(change: &FileChange) -> String {
     let before = change.before.as_ref().map_or("", |b| b.text.as_str());
-    let after = change.after.as_deref().unwrap_or("");
+    let after = change.after().unwrap_or("");
     let old_name = match (&change.before, &change.from) {
         (None, _) => "/dev/null".to_string(),
         (Some(_), Some(from)) => format!("a/{from}"),
         (Some(_), None) => format!("a/{}", change.path),
     };
-    let new_name = if change.after.is_none() {
+    let new_name = if !change.exists_after() {
         "/dev/null".to_string()
     } else {
         format!("b/{}", change.path)
@@ -157,7 +157,7 @@ pub fn unified_diff(change: &FileChange) -> String {
     // Several edits: diff only the lines around each (the plan says where
     // they are), not the stretch from the first to the last.
     let edits = change.edits.as_slice();
-    if change.before.is_some() && change.after.is_some() && edits.len() > 1 {
+    if change.before.is_some() && change.exists_after() && edits.len() > 1 {
         if let Some(body) = edit_windows_diff(before, after, edits, &old_name, &new_name) {
             return body;
         }

@@ -30,7 +30,7 @@ fn result_with(
         .files
         .iter()
         .find(|f| f.path.as_str() == path)
-        .and_then(|f| f.after.clone())
+        .and_then(|f| f.after().map(str::to_owned))
         .unwrap_or_else(|| file.to_string()))
 }
 

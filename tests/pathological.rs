@@ -152,10 +152,7 @@ fn applied(name: &str, outcome: &Outcome, want: &str) {
         &outcome.errors[..outcome.errors.len().min(3)]
     );
     assert_eq!(outcome.files.len(), 1);
-    assert!(
-        outcome.files[0].after.as_deref() == Some(want),
-        "{name}: wrong text"
-    );
+    assert!(outcome.files[0].after() == Some(want), "{name}: wrong text");
 }
 
 /// A refusal: nothing planned, every error of one of `kinds`.

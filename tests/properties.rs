@@ -64,7 +64,10 @@ fn apply_on_rope(outcome: &Outcome) -> Vec<(String, String)> {
                 rope.remove(start..end);
                 rope.insert(start, &e.text);
             }
-            Some((rope.to_string(), change.after.clone().unwrap_or_default()))
+            Some((
+                rope.to_string(),
+                change.after().unwrap_or_default().to_owned(),
+            ))
         })
         .collect()
 }
@@ -136,7 +139,7 @@ proptest! {
             let outcome = MemFiles::new().with("f.txt", file.clone()).run(&payload, &options);
             prop_assert!(outcome.errors.is_empty(), "{:#?}", outcome.errors);
             prop_assert_eq!(outcome.files.len(), 1);
-            prop_assert_eq!(outcome.files[0].after.as_deref(), Some(want.as_str()));
+            prop_assert_eq!(outcome.files[0].after(), Some(want.as_str()));
         }
     }
 
@@ -159,7 +162,7 @@ proptest! {
         let outcome = MemFiles::new().with("f.txt", file).run(&payload, &Options::default());
         prop_assert!(outcome.errors.is_empty(), "{:#?}", outcome.errors);
         let want = format!("{}{}{}", join(&before), join(&replacement), join(&after));
-        prop_assert_eq!(outcome.files[0].after.as_deref(), Some(want.as_str()));
+        prop_assert_eq!(outcome.files[0].after(), Some(want.as_str()));
     }
 
     /// (c) A needle absent from the file is never found in exact mode.
@@ -344,7 +347,7 @@ proptest! {
         }
         want.extend(lines[at..].iter().cloned());
         let want = want.join(le) + le;
-        let after = outcome.files.iter().find_map(|f| f.after.clone()).unwrap_or(file);
+        let after = outcome.files.iter().find_map(|f| f.after().map(str::to_owned)).unwrap_or(file);
         prop_assert_eq!(after, want, "{}", payload);
     }
 }

@@ -79,7 +79,7 @@ fn replay(case: &Path) {
     parse::parse(&payload, None);
     let outcome = engine::run(&payload, &Options::default(), &source);
     for change in &outcome.files {
-        if let (Some(before), Some(after)) = (&change.before, &change.after) {
+        if let (Some(before), Some(after)) = (&change.before, change.after()) {
             assert_eq!(
                 &change.edits.apply(&before.text),
                 after,

@@ -103,17 +103,21 @@ fn check(fixture_text: &str) -> Result<(), String> {
     }
 
     for change in &outcome.files {
-        if let (Some(before), Some(after)) = (&change.before, &change.after) {
-            if change.edits.apply(&before.text) != *after {
+        if let (Some(before), Some(after)) = (&change.before, change.after()) {
+            if change.edits.apply(&before.text) != after {
                 problems.push(format!("{}: edits do not give `after`", change.path));
             }
+        }
+        // What a writer streams is the text after.
+        if change.after_pieces().map(|p| p.concat()).as_deref() != change.after() {
+            problems.push(format!("{}: the pieces do not give `after`", change.path));
         }
         if !fx.expects.iter().any(|x| x.path == change.path.as_str()) {
             problems.push(format!(
                 "{} changed ({:?}) but no expect names it:\n{}",
                 change.path,
                 change.status,
-                change.after.as_deref().unwrap_or("<deleted>")
+                change.after().unwrap_or("<deleted>")
             ));
         }
     }
@@ -146,8 +150,7 @@ fn check(fixture_text: &str) -> Result<(), String> {
             .as_ref()
             .map_or(Encoding::Utf8, |b| b.encoding);
         let got = change
-            .after
-            .as_ref()
+            .after()
             .map(|a| encoding::encode(a, encoding).into_owned());
         if got != want.bytes {
             problems.push(format!(

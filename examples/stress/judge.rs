@@ -118,7 +118,7 @@ pub fn judge(payload: &str, d: &Draft, format: &str, fuzzy: Option<f64>) -> Judg
         return refusal(&outcome.errors);
     }
     let result = match outcome.files.iter().find(|f| f.path.as_str() == d.path) {
-        Some(change) => change.after.clone().unwrap_or_default(),
+        Some(change) => change.after().unwrap_or_default().to_owned(),
         None => d.before_text(),
     };
     judge_result(&result, d, format, &patch_headers(payload, format))

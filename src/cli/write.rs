@@ -34,7 +34,7 @@ use rustix::fs::Stat;
 
 use crate::disk::{meta, Dir, FsError, Location, RootDir, NEW_FILE, PRIVATE};
 use crate::engine::{FileChange, FileStatus};
-use crate::text::encoding;
+use crate::text::encoding::{self, Encoding};
 use crate::workspace::WorkspacePath;
 
 /// Temporary files written but not yet synced, at most: each keeps a
@@ -77,6 +77,43 @@ enum Staged<'a> {
         shown: String,
     },
 }
+
+/// The bytes a file gets.
+enum NewBytes<'a> {
+    /// All of them (a new file, or an encoding other than UTF-8).
+    Whole(Cow<'a, [u8]>),
+    /// UTF-8 text in pieces: the text before between the edits, and the
+    /// edits' texts.
+    Pieces(Vec<&'a str>),
+}
+
+impl<'a> NewBytes<'a> {
+    /// Writes them all to `file`, small pieces gathered in a buffer, large
+    /// ones written as they are.
+    fn write_to(&self, file: &mut File) -> std::io::Result<()> {
+        match self {
+            NewBytes::Whole(bytes) => file.write_all(bytes),
+            NewBytes::Pieces(pieces) => {
+                let mut out = std::io::BufWriter::with_capacity(WRITE_BUFFER, file);
+                for piece in pieces {
+                    out.write_all(piece.as_bytes())?;
+                }
+                out.flush()
+            }
+        }
+    }
+
+    /// Them all in one buffer (a file rewritten in place needs them whole).
+    fn joined(self) -> Cow<'a, [u8]> {
+        match self {
+            NewBytes::Whole(bytes) => bytes,
+            NewBytes::Pieces(pieces) => Cow::Owned(pieces.concat().into_bytes()),
+        }
+    }
+}
+
+/// The buffer that gathers small pieces of a file written in pieces.
+const WRITE_BUFFER: usize = 256 * 1024;
 
 /// What was done, to undo.
 enum Done<'a> {
@@ -148,13 +185,18 @@ fn stage<'a>(
             .before
             .as_ref()
             .map(|b| encoding::encode(&b.text, b.encoding));
-        if let Some(after) = &change.after {
+        if let Some(pieces) = change.after_pieces() {
             let encoding = change
                 .before
                 .as_ref()
                 .map(|b| b.encoding)
                 .unwrap_or_default();
-            let bytes = encoding::encode(after, encoding);
+            let bytes = match encoding {
+                // Streamed from the text before and the edits, never
+                // joined in memory.
+                Encoding::Utf8 => NewBytes::Pieces(pieces),
+                _ => NewBytes::Whole(encoding::encode(change.after().unwrap_or(""), encoding)),
+            };
             // The file read is the target unless the change moves it.
             let expect = match (&change.from, &before) {
                 (None, Some(b)) => Expect::Bytes(b.clone()),
@@ -241,7 +283,7 @@ fn stage_put<'a>(
     root: &RootDir,
     path: &WorkspacePath,
     source: &WorkspacePath,
-    bytes: Cow<'a, [u8]>,
+    bytes: NewBytes<'a>,
     expect: Expect<'a>,
     force: bool,
     created_dirs: &mut Vec<(Dir, OsString)>,
@@ -263,7 +305,7 @@ fn stage_put<'a>(
             if let Expect::Bytes(old) = expect {
                 let step = Staged::InPlace {
                     at,
-                    bytes,
+                    bytes: bytes.joined(),
                     old,
                     shown,
                 };
@@ -280,7 +322,7 @@ fn stage_put<'a>(
     created_dirs.extend(at.create_missing().map_err(|e| fail(&it(&e)))?);
     let mode = if from.is_some() { PRIVATE } else { NEW_FILE };
     let (mut file, temp) = at.dir.create_temp(&at.name, mode).map_err(|e| fail(&e))?;
-    let written = file.write_all(&bytes).and_then(|()| match &from {
+    let written = bytes.write_to(&mut file).and_then(|()| match &from {
         Some((old, st)) => meta::copy(old, st, &file),
         None => Ok(()),
     });

@@ -42,7 +42,7 @@ use crate::lsp::source::{self, stale_files, BufferFiles};
 use crate::merge::{self, MergeConflict, MergeOutcome};
 use crate::model::{EditBatch, EditOp};
 use crate::parse;
-use crate::plan::{TextEdit, TextEdits};
+use crate::plan::{After, TextEdit, TextEdits};
 use crate::status;
 use crate::workspace::{DiskFiles, FileSource, LoadError, SourceText, WorkspacePath};
 
@@ -625,7 +625,7 @@ pub fn streaming_response(
         if doc.changed_at.elapsed() >= quiet || contexts.response_context(uri) != id {
             return false;
         }
-        is_response(uri) || looks_like_response(&doc.rope.to_string())
+        is_response(uri) || looks_like_response(&String::from(&doc.rope))
     })
 }
 
@@ -652,7 +652,10 @@ fn llm_results(
         .files
         .into_iter()
         .filter(|f| matches!(f.status, FileStatus::Modified | FileStatus::Merged))
-        .filter_map(|f| Some((f.path, f.after?)))
+        .filter_map(|f| {
+            let after = f.after()?.to_owned();
+            Some((f.path, after))
+        })
         .collect()
 }
 
@@ -846,7 +849,7 @@ impl Backend {
                 args.uri
             ))
         })?;
-        let text = doc.rope.to_string();
+        let text = String::from(&doc.rope);
         let resolution = self
             .contexts()
             .resolve(&args, &text, doc.version)
@@ -873,7 +876,7 @@ impl Backend {
     ) -> RpcResult<Value> {
         let edits = TextEdits::new(vec![edit]).unwrap_or_default();
         let change = FileChange {
-            after: Some(edits.apply(&buffer.text)),
+            content: After::edited(),
             path,
             from: None,
             status: FileStatus::Modified,
@@ -996,7 +999,7 @@ impl Backend {
             return;
         };
         let text = match self.docs().get(uri) {
-            Some(doc) => doc.rope.to_string(),
+            Some(doc) => String::from(&doc.rope),
             None => self.disk_text(uri).unwrap_or_default(),
         };
         let encoding = self.features().encoding;
@@ -1027,7 +1030,7 @@ impl Backend {
         let Some(doc) = self.docs().get(uri) else {
             return;
         };
-        let text = doc.rope.to_string();
+        let text = String::from(&doc.rope);
         let found = self
             .contexts()
             .conflict_actions(uri, &text, doc.version, first, last);

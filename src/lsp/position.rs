@@ -240,6 +240,79 @@ impl LineStarts {
     }
 }
 
+/// Positions of ascending offsets in one text, found by walking forward
+/// from the previous one: a plan's edits are sorted, so converting them
+/// reads the text once, up to the last edit, without indexing every line
+/// of a large document first (as [`LineStarts`] does).
+pub struct ForwardPositions<'t> {
+    text: &'t str,
+    /// 0-based line of `line_start`.
+    line: usize,
+    /// Where the line holding the last offset asked starts.
+    line_start: usize,
+}
+
+impl<'t> ForwardPositions<'t> {
+    /// A walk from the text's start.
+    pub fn new(text: &'t str) -> ForwardPositions<'t> {
+        ForwardPositions {
+            text,
+            line: 0,
+            line_start: 0,
+        }
+    }
+
+    /// The position of byte `offset` (clamped to the end, moved back to a
+    /// character boundary), as [`LineStarts::position`] gives it. An offset
+    /// before the previous one starts the walk again.
+    pub fn position(&mut self, offset: usize, enc: PositionEncoding) -> LineCol {
+        let text = self.text;
+        let mut offset = offset.min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        if offset < self.line_start {
+            (self.line, self.line_start) = (0, 0);
+        }
+        let bytes = text.as_bytes();
+        let mut at = self.line_start;
+        let walked = &bytes[at..offset];
+        if memchr::memchr(b'\r', walked).is_none() {
+            // Only `\n` breaks (the common case): counted, not visited one
+            // by one.
+            let breaks = walked.iter().filter(|&&b| b == b'\n').count();
+            if let Some(last) = memchr::memrchr(b'\n', walked) {
+                self.line += breaks;
+                self.line_start = at + last + 1;
+            }
+            return LineCol::new(
+                self.line as u32,
+                enc.len_of(&text[self.line_start..offset]) as u32,
+            );
+        }
+        // Every line start at or before `offset` is counted: a lone `\r`
+        // right before it ends a line, a `\r\n` around it does not.
+        while let Some(found) = memchr::memchr2(b'\n', b'\r', &bytes[at..offset]) {
+            let at_break = at + found;
+            let next = if bytes[at_break] == b'\r' && bytes.get(at_break + 1) == Some(&b'\n') {
+                at_break + 2
+            } else {
+                at_break + 1
+            };
+            if next > offset {
+                break;
+            }
+            self.line += 1;
+            self.line_start = next;
+            at = next;
+        }
+        LineCol::new(
+            self.line as u32,
+            enc.len_of(&text[self.line_start..offset]) as u32,
+        )
+    }
+}
+
 /// Byte offset of `pos` in `text` (builds a [`LineStarts`]; use one
 /// directly for many conversions).
 pub fn str_offset(text: &str, pos: LineCol, enc: PositionEncoding) -> usize {
@@ -292,6 +365,25 @@ mod tests {
         // A lone CR ends line 1; "last" is line 2.
         assert_eq!(rope_offset(&rope, LineCol::new(2, 0), Utf16), 16);
         assert_eq!(lines.offset(TEXT, LineCol::new(2, 0), Utf16), 16);
+    }
+
+    #[test]
+    fn forward_positions_agree_with_the_line_index() {
+        let texts = [TEXT, "", "\r\n\r\n", "a\rb\r\n\nc", "x\r", "é\n😀\r\nz"];
+        for text in texts {
+            let lines = LineStarts::new(text);
+            for enc in [Utf8, Utf16, Utf32] {
+                // Ascending offsets (one walk) and each offset alone.
+                let mut walk = ForwardPositions::new(text);
+                for offset in 0..=text.len() + 1 {
+                    let want = lines.position(text, offset, enc);
+                    assert_eq!(walk.position(offset, enc), want, "{text:?} {offset}");
+                    assert_eq!(ForwardPositions::new(text).position(offset, enc), want);
+                }
+                // Going back starts again.
+                assert_eq!(walk.position(0, enc), LineCol::new(0, 0));
+            }
+        }
     }
 
     #[test]

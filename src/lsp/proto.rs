@@ -21,7 +21,7 @@ use tower_lsp_server::ls_types::{
 use crate::engine::{FileChange, FileStatus};
 use crate::error::{EditError, ErrorKind, LineRange};
 use crate::lsp::documents::{ContentChange, Documents};
-use crate::lsp::position::{LineCol, LineStarts, PositionEncoding};
+use crate::lsp::position::{ForwardPositions, LineCol, LineStarts, PositionEncoding};
 use crate::model::EditBatch;
 use crate::workspace::WorkspacePath;
 
@@ -341,7 +341,7 @@ fn push_operations(
                     annotation_id: annotation.clone(),
                 },
             )));
-            let content = change.after.clone().unwrap_or_default();
+            let content = change.after().unwrap_or_default().to_owned();
             if !content.is_empty() {
                 let edit = TextEdit::new(Range::default(), content);
                 ops.push(document_edit(uri, None, vec![edit], annotation));
@@ -412,12 +412,17 @@ fn document_edit(
 /// The minimal edits of a change as protocol text edits.
 fn text_edits(change: &FileChange, encoding: PositionEncoding) -> Vec<TextEdit> {
     let before = change.before.as_ref().map_or("", |b| b.text.as_str());
-    let positions = TextPositions::new(before, encoding);
+    // The edits are sorted: one walk over the text gives their positions.
+    let mut positions = ForwardPositions::new(before);
     change
         .edits
         .as_slice()
         .iter()
-        .map(|e| TextEdit::new(positions.range(&e.range), e.text.clone()))
+        .map(|e| {
+            let start = position(positions.position(e.range.start, encoding));
+            let end = position(positions.position(e.range.end, encoding));
+            TextEdit::new(Range::new(start, end), e.text.clone())
+        })
         .collect()
 }
 
@@ -564,7 +569,7 @@ mod tests {
                 encoding: Default::default(),
                 version,
             })),
-            after: Some(edits.apply(before)),
+            content: crate::plan::After::edited(),
             edits,
             edit_indices: vec![2],
         }

@@ -196,7 +196,7 @@ impl Backend {
                 .inner
                 .docs
                 .get(uri)
-                .map(|d| d.rope.to_string())
+                .map(|d| String::from(&d.rope))
                 .ok_or_else(|| invalid_params(format!("document {uri} is not open")))?,
             _ => return Err(invalid_params("give exactly one of `payload` and `uri`")),
         };
@@ -464,7 +464,7 @@ impl Backend {
                 .files
                 .iter()
                 .find(|f| f.path.as_str() == w.path)
-                .and_then(|f| f.after.as_deref().map(|t| (&f.path, t)));
+                .and_then(|f| f.after().map(|t| (&f.path, t)));
             let Some((path, text)) = written else {
                 continue;
             };
@@ -568,7 +568,7 @@ impl Backend {
         let Some(root) = session.root.clone() else {
             return;
         };
-        let text = doc.rope.to_string();
+        let text = String::from(&doc.rope);
         let docs = self.inner.docs.clone();
         let context = self.inner.contexts.response_context(uri);
         let snapshot = self.inner.contexts.snapshot(&root, &context).ok().flatten();
@@ -870,7 +870,7 @@ impl LanguageServer for Backend {
             return Ok(None);
         };
         let encoding = self.session().features.encoding;
-        let text = doc.rope.to_string();
+        let text = String::from(&doc.rope);
         Ok(Some(lens::code_lenses(&response.lenses, &text, encoding)))
     }
 

@@ -2,7 +2,7 @@
 //! the check that keeps a plan from going stale.
 //!
 //! Each request builds one [`BufferFiles`]: the first time the engine loads
-//! a file it is read from its open buffer (one `rope.to_string()`) or from
+//! a file it is read from its open buffer (one copy of its rope) or from
 //! disk, and cached for the rest of the request. Every file a plan changes
 //! gets a [`Stamp`]: the buffer version its text came from (`None` for
 //! disk) and a hash of that text, so [`stale_files`] can tell, right before
@@ -71,7 +71,7 @@ impl BufferFiles {
         self.disk.check_inside(path)?;
         if let Some((_, doc)) = self.docs.find_by_path(&self.absolute(path)) {
             return Ok(Some(Arc::new(SourceText {
-                text: doc.rope.to_string(),
+                text: String::from(&doc.rope),
                 encoding: Encoding::Utf8,
                 version: Some(doc.version),
             })));
@@ -189,7 +189,7 @@ mod tests {
             from: None,
             status: FileStatus::Modified,
             before: Some(Arc::new(before)),
-            after: Some(String::new()),
+            content: crate::plan::After::Text(String::new()),
             edits: TextEdits::default(),
             edit_indices: vec![1],
         }

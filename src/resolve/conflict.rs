@@ -14,7 +14,7 @@ use super::{resolve_text, FileResult, ResolveConfig};
 use crate::error::{EditError, ErrorKind, LineRange};
 use crate::merge::{self, MergeOutcome};
 use crate::model::Edit;
-use crate::plan::{FileChange, FileStatus};
+use crate::plan::{After, FileChange, FileStatus};
 use crate::workspace::{FileSource, SourceText, WorkspacePath};
 
 /// Resolves the edits of a file whose current text differs from its
@@ -64,7 +64,7 @@ pub fn resolve_changed_file(
             Vec::new(),
         )]);
     }
-    let theirs_text = theirs.after.unwrap_or_default();
+    let theirs_text = theirs.after().unwrap_or_default().to_owned();
     let indices = theirs.edit_indices;
     match config.on_conflict {
         OnConflict::Refuse => {
@@ -145,7 +145,7 @@ fn changed(
         from: None,
         status,
         before: Some(current),
-        after: Some(after),
+        content: After::Text(after),
         edits,
         edit_indices: indices,
     }

@@ -31,7 +31,7 @@ use serde::Serialize;
 use crate::error::{EditError, ErrorKind};
 use crate::model::{AnchoredRegion, Edit, EditOp, MatchUnit, Ordering, Replace};
 use crate::plan::TextEdits;
-use crate::plan::{FileChange, FileStatus};
+use crate::plan::{After, FileChange, FileStatus};
 use crate::text::line_ending::LineEnding;
 use crate::text::lines::LineIndex;
 use crate::workspace::{FileSource, LoadError, SourceText, WorkspacePath};
@@ -1248,7 +1248,7 @@ impl<'o, 'c> FileResolver<'o, 'c> {
                 from: None,
                 status: FileStatus::Deleted,
                 before: loaded,
-                after: None,
+                content: After::Deleted,
                 edits: TextEdits::default(),
                 edit_indices: self.applied.clone(),
             }),
@@ -1257,7 +1257,7 @@ impl<'o, 'c> FileResolver<'o, 'c> {
                 from: None,
                 status: FileStatus::Added,
                 before: None,
-                after: Some(self.doc.text().to_string()),
+                content: After::Text(self.doc.text().to_string()),
                 edits: TextEdits::default(),
                 edit_indices: self.applied.clone(),
             }),
@@ -1268,11 +1268,6 @@ impl<'o, 'c> FileResolver<'o, 'c> {
                 if edits.is_empty() && from.is_none() {
                     return None;
                 }
-                let after = if self.doc.is_edited() {
-                    edits.apply(self.doc.original())
-                } else {
-                    self.doc.original().to_string()
-                };
                 Some(FileChange {
                     path,
                     status: if from.is_some() {
@@ -1282,7 +1277,8 @@ impl<'o, 'c> FileResolver<'o, 'c> {
                     },
                     from,
                     before: loaded,
-                    after: Some(after),
+                    // Joined only when asked: a writer streams the pieces.
+                    content: After::edited(),
                     edits,
                     edit_indices: self.applied.clone(),
                 })

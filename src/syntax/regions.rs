@@ -91,36 +91,31 @@ fn check(language: Language, before: &str, edits: &[Edit], quick: bool) -> Optio
     } else {
         touched
     };
+    // The windows to parse, side by side when there are many (a payload of
+    // a hundred edits in one file parses a hundred windows).
+    let loud: Vec<&Window> = windows.iter().filter(|w| loud(w)).collect();
+    let breaks = |w: &&Window| window_break(language, before, &edits, w);
+    let found: Vec<Option<usize>> = if loud.len() >= PARALLEL_WINDOWS {
+        crate::cores::map(&loud, breaks)
+    } else {
+        loud.iter().map(breaks).collect()
+    };
     // The chunks the edits break that parsed before: (first line after the
-    // edits, the error's line in the chunk).
+    // edits, the error's line in the chunk). Lines are counted only here
+    // (a 10 MB file has many), once over the text: the edits before each
+    // window added (or removed) some.
     let mut broken: Vec<(usize, usize)> = Vec::new();
-    for w in windows.iter().filter(|w| loud(w)) {
-        let mut after_window = String::with_capacity(w.bytes.len());
-        let mut at = w.bytes.start;
-        for (range, text) in &edits[w.edits.clone()] {
-            after_window.push_str(&before[at..range.start]);
-            after_window.push_str(text);
-            at = range.end;
+    let (mut counted_to, mut lines_before, mut shift) = (0, 0usize, 0isize);
+    let mut edits_counted = 0;
+    for (w, line) in loud.iter().zip(found) {
+        let Some(line) = line else { continue };
+        lines_before += count_lines(&before[counted_to..w.bytes.start]);
+        counted_to = w.bytes.start;
+        for (range, text) in &edits[edits_counted..w.edits.start] {
+            shift += count_lines(text) as isize - count_lines(&before[range.clone()]) as isize;
         }
-        after_window.push_str(&before[at..w.bytes.end]);
-        // The text after first: most edits leave it whole, and then the
-        // text before need not be parsed at all.
-        let Some(line) = errors(language, &after_window).and_then(|e| e.lines.first().copied())
-        else {
-            continue;
-        };
-        if errors(language, &before[w.bytes.clone()]).is_none_or(|e| e.count() > 0) {
-            continue;
-        }
-        // Lines are counted only here: a 10 MB file has many. The edits
-        // before the window added (or removed) some.
-        let shift: isize = edits[..w.edits.start]
-            .iter()
-            .map(|(range, text)| {
-                count_lines(text) as isize - count_lines(&before[range.clone()]) as isize
-            })
-            .sum();
-        let first = (count_lines(&before[..w.bytes.start]) as isize + shift).max(0) as usize;
+        edits_counted = w.edits.start;
+        let first = (lines_before as isize + shift).max(0) as usize;
         broken.push((first, line));
     }
     match broken[..] {
@@ -139,6 +134,28 @@ fn check(language: Language, before: &str, edits: &[Edit], quick: bool) -> Optio
                 .map(|(first, line)| first + line)
         }
     }
+}
+
+/// From how many windows to parse they are parsed on every core.
+const PARALLEL_WINDOWS: usize = 16;
+
+/// The line (in the window) of the first parse error the window's edits
+/// bring, when the window parsed cleanly before them.
+fn window_break(language: Language, before: &str, edits: &[Edit], w: &Window) -> Option<usize> {
+    let mut after_window = String::with_capacity(w.bytes.len());
+    let mut at = w.bytes.start;
+    for (range, text) in &edits[w.edits.clone()] {
+        after_window.push_str(&before[at..range.start]);
+        after_window.push_str(text);
+        at = range.end;
+    }
+    after_window.push_str(&before[at..w.bytes.end]);
+    // The text after first: most edits leave it whole, and then the text
+    // before need not be parsed at all.
+    let line = errors(language, &after_window).and_then(|e| e.lines.first().copied())?;
+    errors(language, &before[w.bytes.clone()])
+        .is_some_and(|e| e.count() == 0)
+        .then_some(line)
 }
 
 /// The edits as whole lines, with the lines they leave as they were
@@ -211,10 +228,11 @@ struct Window {
 fn windows(before: &str, edits: &[Edit]) -> Vec<Window> {
     let mut out: Vec<Window> = Vec::new();
     for (i, (range, _)) in edits.iter().enumerate() {
-        // Text put in at a chunk's first line may close the chunk before
-        // (a statement added at the end of a function): both are read.
+        // Text put in at a construct's first line may close the chunk
+        // before (a statement added at the end of a function): both are
+        // read.
         let start = match range.start {
-            at if at > 0 && line_start(before, at) == at && starts_chunk(before, at) => {
+            at if at > 0 && line_start(before, at) == at && starts_construct(before, at) => {
                 chunk_start(before, at - 1)
             }
             at => chunk_start(before, at),
@@ -240,37 +258,77 @@ fn windows(before: &str, edits: &[Edit]) -> Vec<Window> {
     out
 }
 
+/// How far (in lines) a chunk boundary is looked for from an edit before a
+/// weaker one is taken: a top-level construct at column 0 that does not
+/// follow a blank line. Files without blank lines (generated code, long
+/// runs of one-line items) would otherwise be one chunk: every edit would
+/// walk the whole file and parse it whole.
+const BOUNDARY_REACH: usize = 200;
+
 /// The start of the chunk holding byte `at`: the nearest chunk boundary
-/// at or before its line.
+/// at or before its line; past [`BOUNDARY_REACH`] lines without one, the
+/// nearest construct at column 0 (a window cut inside a construct fails to
+/// parse before the edit too, and then says nothing: never a false alarm).
 fn chunk_start(text: &str, at: usize) -> usize {
     let mut line = line_start(text, at.min(text.len()));
-    loop {
+    let mut weak = None;
+    for walked in 0.. {
         if line == 0 || starts_chunk(text, line) {
             return line;
         }
+        if walked >= BOUNDARY_REACH {
+            if let Some(weak) = weak {
+                return weak;
+            }
+        }
+        if weak.is_none() && starts_construct(text, line) {
+            weak = Some(line);
+        }
         line = line_start(text, line - 1);
     }
+    unreachable!("the walk ends at the text's first line")
 }
 
 /// The end of the chunk holding byte `at` (exclusive): the next chunk
-/// boundary after its line, or the text's end.
+/// boundary after its line, or the text's end; past [`BOUNDARY_REACH`]
+/// lines without one, the next construct at column 0.
 fn chunk_end(text: &str, at: usize) -> usize {
     let mut line = line_start(text, at.min(text.len()));
-    loop {
+    let mut weak = None;
+    for walked in 0.. {
         let Some(next) = next_line(text, line) else {
             return text.len();
         };
         if starts_chunk(text, next) {
             return next;
         }
+        if walked >= BOUNDARY_REACH {
+            if let Some(weak) = weak {
+                return weak;
+            }
+        }
+        if weak.is_none() && starts_construct(text, next) {
+            weak = Some(next);
+        }
         line = next;
     }
+    unreachable!("the walk ends at the text's last line")
 }
 
 /// Whether the line at byte `start` begins a top-level construct after a
 /// blank line.
 fn starts_chunk(text: &str, start: usize) -> bool {
-    let line = &text[start..next_line(text, start).unwrap_or(text.len())];
+    start > 0 && starts_construct(text, start) && {
+        let previous = &text[line_start(text, start - 1)..start];
+        previous.trim().is_empty()
+    }
+}
+
+/// Whether the line at byte `start` begins with a top-level construct: at
+/// column 0, a word, `_`, `@`, `#` or a comment, and not a continuation
+/// such as `else`, `except` or `case`.
+fn starts_construct(text: &str, start: usize) -> bool {
+    let line = &text[start..];
     let Some(first) = line.chars().next() else {
         return false;
     };
@@ -278,21 +336,15 @@ fn starts_chunk(text: &str, start: usize) -> bool {
     if !(first.is_alphabetic() || first == '_' || first == '@' || first == '#' || comment) {
         return false;
     }
-    let word: String = line
-        .chars()
-        .take_while(|c| c.is_alphanumeric() || *c == '_')
-        .collect();
+    let word_end = line
+        .char_indices()
+        .find(|&(_, c)| !(c.is_alphanumeric() || c == '_'))
+        .map_or(line.len(), |(i, _)| i);
     const CONTINUATIONS: [&str; 12] = [
         "else", "elif", "except", "finally", "catch", "end", "rescue", "ensure", "when", "elsif",
         "case", "default",
     ];
-    if CONTINUATIONS.contains(&word.as_str()) {
-        return false;
-    }
-    start > 0 && {
-        let previous = &text[line_start(text, start - 1)..start];
-        previous.trim().is_empty()
-    }
+    !CONTINUATIONS.contains(&&line[..word_end])
 }
 
 fn line_start(text: &str, at: usize) -> usize {
@@ -390,6 +442,38 @@ mod tests {
         // `else` at column 0 continues a chunk.
         let text = "if a:\n    b\n\nelse:\n    c\n";
         assert_eq!(chunk_start(text, text.find("c\n").unwrap()), 0);
+    }
+
+    #[test]
+    fn without_blank_lines_a_chunk_ends_at_a_construct_near_the_edit() {
+        // 10k one-line functions and no blank line: the edit is read in a
+        // few lines around it, not in the whole file.
+        let text: String = (0..10_000)
+            .map(|i| format!("fn f{i}() -> u64 {{ {i} }}\n"))
+            .collect();
+        let x = text.find("fn f5000(").unwrap() + 3;
+        let (start, end) = (chunk_start(&text, x), chunk_end(&text, x + 1));
+        assert!(end - start < 64, "{:?}", &text[start..end]);
+        assert!(text[start..end].contains("f5000"));
+        let edit = (at(&text, "{ 5000 }"), "{ 5000 ");
+        // The window holds the function before too (a line that changes
+        // from its start is read with the construct before it), and the
+        // parser may place the error at the window's first line.
+        let line = new_error_line(Language::Rust, &text, &[edit]).unwrap();
+        assert!((4999..=5001).contains(&line), "{line}");
+    }
+
+    #[test]
+    fn a_weak_boundary_inside_a_construct_raises_no_alarm() {
+        // A string of 300 lines whose lines look like code at column 0: a
+        // window cut inside it does not parse before the edit either.
+        let mut text = String::from("x = '''\n");
+        for i in 0..300 {
+            text.push_str(&format!("def f{i}(): pass\n"));
+        }
+        text.push_str("'''\n");
+        let edit = (at(&text, "def f150(): pass"), "def f150(: pass");
+        assert_eq!(new_error_line(Language::Python, &text, &[edit]), None);
     }
 
     #[test]
