@@ -1,6 +1,7 @@
 //! Merge of a 100k-line file with 50 user hunks and 50 LLM hunks (issue
-//! target: < 30 ms in release), and with 5000 + 5000 hunks, past Myers'
-//! time limit (target: < 2 s).
+//! target: < 30 ms in release), with 5000 + 5000 hunks (target: < 2 s),
+//! and the merge of `tests/pathological.rs` (a line added at the top and
+//! every 1,000th line changed by the user, every 10th by the LLM).
 
 mod common;
 
@@ -77,6 +78,40 @@ fn bench_merge(c: &mut Criterion) {
     group.sample_size(10);
     group.bench_function("wall", |b| b.iter(|| merge(&base, &ours, &theirs)));
     group.finish();
+
+    let (base, ours, theirs, expected) = pathological();
+    let MergeOutcome::Merged(merged) = merge(&base, &ours, &theirs) else {
+        panic!("the pathological merge's hunks are disjoint");
+    };
+    assert!(merged.text == expected, "the pathological merge is wrong");
+    let mut group = c.benchmark_group("merge 100k lines, 101+10000 hunks (pathological)");
+    group.sample_size(10);
+    group.bench_function("wall", |b| b.iter(|| merge(&base, &ours, &theirs)));
+    group.finish();
+}
+
+/// The merge of `tests/pathological.rs::merge_of_many_blocks_against_a_snapshot`:
+/// base, ours, theirs and the expected text, built line by line.
+fn pathological() -> (String, String, String, String) {
+    let n = 100_000;
+    let base: Vec<String> = (0..n).map(|i| format!("line {i}")).collect();
+    let user = |i: usize, line: &String| match i % 1000 {
+        0 => format!("user {i}"),
+        _ => line.clone(),
+    };
+    let llm = |i: usize, line: &String| match i % 10 {
+        5 => format!("llm {i}"),
+        _ => line.clone(),
+    };
+    let join = |lines: Vec<String>| lines.iter().map(|l| format!("{l}\n")).collect::<String>();
+    let ours = std::iter::once("header".to_string())
+        .chain(base.iter().enumerate().map(|(i, l)| user(i, l)))
+        .collect();
+    let theirs = base.iter().enumerate().map(|(i, l)| llm(i, l)).collect();
+    let expected = std::iter::once("header".to_string())
+        .chain(base.iter().enumerate().map(|(i, l)| llm(i, &user(i, l))))
+        .collect();
+    (join(base.clone()), join(ours), join(theirs), join(expected))
 }
 
 criterion_group!(benches, bench_merge);

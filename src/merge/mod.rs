@@ -3,8 +3,9 @@
 //! `base` is the snapshot the LLM saw, `ours` the user's current buffer
 //! (unsaved changes included), `theirs` the LLM's result computed from
 //! `base`. Lines are interned to integers (xxh3-hashed), both descendants
-//! are diffed against `base` line by line (Myers, with a time limit; past
-//! it, a diff anchored on unique lines, see [`anchored`]), and their hunks
+//! are diffed against `base` line by line (Myers on the whole text when
+//! few lines changed, else a linear diff anchored on unique lines with
+//! Myers in its gaps, see [`hunks`] and [`anchored`]), and their hunks
 //! are walked in base order.
 //!
 //! The rules (see `docs/conflicts.md`):
@@ -12,6 +13,9 @@
 //!   overlapping: a hunk ending at base line `k` and one starting at line
 //!   `k + 1` merge, and an insertion at the boundary of the other side's
 //!   replaced lines merges too (before or after them, as in base).
+//! - A coarse hunk (a gap whose diff ran out of time) also conflicts with
+//!   every hunk of the other side that touches it: it may hide an
+//!   insertion at its edge. Coarsening only turns merges into conflicts.
 //! - Hunks that share base lines conflict, unless both sides turned the
 //!   shared region into the same lines. Two insertions at the same base
 //!   point conflict unless they insert the same lines.
@@ -30,10 +34,7 @@ use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::ops::Range;
-use std::time::{Duration, Instant};
 
-use similar::algorithms::{myers, Capture, Compact, Replace};
-use similar::DiffOp;
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::error::LineRange;
@@ -42,13 +43,11 @@ use crate::text::line_ending::LineEnding;
 use crate::text::lines::LineIndex;
 
 mod anchored;
+mod hunks;
+#[cfg(test)]
+mod linear_tests;
 
-/// Time budget of Myers on one base→side diff; past it the diff is redone
-/// anchored on unique lines ([`anchored`]).
-const MYERS_TIME_LIMIT: Duration = Duration::from_millis(200);
-/// Time budget of the anchored diff's Myers runs on the gaps; past it, a
-/// gap still being diffed becomes one hunk (correct, only not minimal).
-const ANCHORED_TIME_LIMIT: Duration = Duration::from_millis(500);
+use hunks::{diff_hunks, Hunk, Limits, Who};
 
 /// What a three-way merge gives.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -140,14 +139,33 @@ fn push_terminated(out: &mut String, lines: &str, eol: &str) {
 /// Merges the LLM's changes (`base` → `theirs`) into the user's buffer
 /// (`base` → `ours`). See the module documentation for the rules.
 pub fn merge(base: &str, ours: &str, theirs: &str) -> MergeOutcome {
+    merge_with(base, ours, theirs, &|base, side, distinct, who| {
+        diff_hunks(
+            base,
+            &side.ids,
+            side.changed_bound,
+            distinct,
+            who,
+            &Limits::DEFAULT,
+        )
+    })
+}
+
+/// A line diff for the merge: `base` → `side` as hunks of `who` (the
+/// interned lines of both, and the count of distinct ids).
+type DiffFn<'d> = &'d dyn Fn(&[u32], &Side, usize, Who) -> Vec<Hunk>;
+
+/// [`merge`] with the line diff `diff` (tests compare diffs through it).
+fn merge_with(base: &str, ours: &str, theirs: &str, diff: DiffFn) -> MergeOutcome {
     let mut interner = Interner::with_capacity(base.len() / 32 + 16);
     let base = Side::base(base, &mut interner);
     let ours = Side::descendant(ours, &base, &mut interner);
     let theirs = Side::descendant(theirs, &base, &mut interner);
+    let distinct = interner.ids.len();
     drop(interner);
     let changes = sorted_changes(
-        diff_hunks(&base, &ours, Who::Ours),
-        diff_hunks(&base, &theirs, Who::Theirs),
+        diff(&base.ids, &ours, distinct, Who::Ours),
+        diff(&base.ids, &theirs, distinct, Who::Theirs),
     );
     let endings = OnceCell::new();
     let endings = || *endings.get_or_init(|| Endings::of(ours.text, theirs.text));
@@ -306,6 +324,10 @@ struct Side<'t> {
     index: LineIndex,
     /// Each line's interned id.
     ids: Vec<u32>,
+    /// Lines deleted plus lines inserted by one way to align this text
+    /// with base (found while interning): at least what a minimal diff
+    /// changes, so it tells when Myers is cheap. 0 for base.
+    changed_bound: usize,
 }
 
 impl<'t> Side<'t> {
@@ -323,7 +345,12 @@ impl<'t> Side<'t> {
             .enumerate()
             .map(|(i, line)| interner.id(LineKey::of(line), Some(i)).0)
             .collect();
-        Side { text, index, ids }
+        Side {
+            text,
+            index,
+            ids,
+            changed_bound: 0,
+        }
     }
 
     /// A descendant of `base`. Lines equal to the base line at the same
@@ -334,19 +361,28 @@ impl<'t> Side<'t> {
         let (index, lines) = Side::lines(text);
         let mut ids = Vec::with_capacity(index.len());
         let mut at = 0; // the base line expected next
+        let mut matched = 0; // lines paired with base line `at - 1`
         for line in lines {
             if at < base.ids.len() && base.line(at) == line {
                 ids.push(base.ids[at]);
                 at += 1;
+                matched += 1;
                 continue;
             }
             let (id, base_line) = interner.id(LineKey::of(line), None);
             if let Some(found) = base_line.filter(|&found| found >= at) {
                 at = found + 1;
+                matched += 1;
             }
             ids.push(id);
         }
-        Side { text, index, ids }
+        let changed_bound = base.ids.len() + ids.len() - 2 * matched;
+        Side {
+            text,
+            index,
+            ids,
+            changed_bound,
+        }
     }
 
     /// Line `i` with its terminator.
@@ -382,65 +418,6 @@ impl<'t> Side<'t> {
     }
 }
 
-/// Which descendant a hunk belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Who {
-    Ours,
-    Theirs,
-}
-
-/// One side's change: base lines `base` became that side's lines `side`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Hunk {
-    who: Who,
-    base: Range<usize>,
-    side: Range<usize>,
-}
-
-/// The changes `base` → `side`, adjacent diff ops joined, so that two
-/// hunks of one side are always separated by at least one equal line.
-/// Myers first (minimal); when it runs out of time (many changes in a
-/// large file) the anchored diff instead, which never gives up on more
-/// than one gap between two unique common lines.
-fn diff_hunks(base: &Side, side: &Side, who: Who) -> Vec<Hunk> {
-    let deadline = Instant::now() + MYERS_TIME_LIMIT;
-    let (old, new) = (&base.ids, &side.ids);
-    let mut hook = Compact::new(Replace::new(Capture::new()), old, new);
-    let finished = myers::diff_deadline_raw(
-        &mut hook,
-        old,
-        0..old.len(),
-        new,
-        0..new.len(),
-        Some(deadline),
-    );
-    let Ok(()) = finished;
-    if Instant::now() >= deadline {
-        hook = Compact::new(Replace::new(Capture::new()), old, new);
-        let deadline = Instant::now() + ANCHORED_TIME_LIMIT;
-        let Ok(()) = anchored::diff(&mut hook, old, new, deadline);
-    }
-    let ops = hook.into_inner().into_inner().into_ops();
-    let mut hunks: Vec<Hunk> = Vec::new();
-    for op in ops.iter().filter(|op| !matches!(op, DiffOp::Equal { .. })) {
-        let (base_range, side_range) = (op.old_range(), op.new_range());
-        match hunks.last_mut() {
-            Some(last)
-                if last.base.end == base_range.start && last.side.end == side_range.start =>
-            {
-                last.base.end = base_range.end;
-                last.side.end = side_range.end;
-            }
-            _ => hunks.push(Hunk {
-                who,
-                base: base_range,
-                side: side_range,
-            }),
-        }
-    }
-    hunks
-}
-
 /// Both sides' hunks in base order: by start, an insertion before a
 /// replacement starting at the same line.
 fn sorted_changes(ours: Vec<Hunk>, theirs: Vec<Hunk>) -> Vec<Hunk> {
@@ -450,14 +427,21 @@ fn sorted_changes(ours: Vec<Hunk>, theirs: Vec<Hunk>) -> Vec<Hunk> {
     changes
 }
 
-/// Whether two base ranges share a line, or are insertions at the same
-/// point (an insertion at a range's boundary does not overlap it).
-fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
-    match (a.is_empty(), b.is_empty()) {
-        (true, true) => a.start == b.start,
-        (true, false) => b.start < a.start && a.start < b.end,
-        (false, true) => a.start < b.start && b.start < a.end,
-        (false, false) => a.start < b.end && b.start < a.end,
+/// Whether two hunks' base ranges share a line, or are insertions at the
+/// same point (an insertion at a range's boundary does not overlap it).
+/// A coarse hunk also overlaps every hunk that touches it: it may begin
+/// or end with an insertion of its own, and two insertions at one point
+/// conflict.
+fn overlaps(a: &Hunk, b: &Hunk) -> bool {
+    let (ra, rb) = (&a.base, &b.base);
+    if a.coarse || b.coarse {
+        return ra.start <= rb.end && rb.start <= ra.end;
+    }
+    match (ra.is_empty(), rb.is_empty()) {
+        (true, true) => ra.start == rb.start,
+        (true, false) => rb.start < ra.start && ra.start < rb.end,
+        (false, true) => ra.start < rb.start && rb.start < ra.end,
+        (false, false) => ra.start < rb.end && rb.start < ra.end,
     }
 }
 
@@ -467,10 +451,17 @@ fn clusters(changes: &[Hunk]) -> Vec<Range<usize>> {
     let mut groups = Vec::new();
     let mut first = 0;
     while first < changes.len() {
-        let mut span = changes[first].base.clone();
+        // The group so far, coarse when a coarse hunk gives its end (later
+        // hunks start at or after its start: only its end can be touched).
+        let mut span = changes[first].clone();
         let mut end = first + 1;
-        while let Some(next) = changes.get(end).filter(|c| overlaps(&span, &c.base)) {
-            span = span.start.min(next.base.start)..span.end.max(next.base.end);
+        while let Some(next) = changes.get(end).filter(|c| overlaps(&span, c)) {
+            span.coarse = match next.base.end.cmp(&span.base.end) {
+                std::cmp::Ordering::Less => span.coarse,
+                std::cmp::Ordering::Equal => span.coarse || next.coarse,
+                std::cmp::Ordering::Greater => next.coarse,
+            };
+            span.base = span.base.start.min(next.base.start)..span.base.end.max(next.base.end);
             end += 1;
         }
         groups.push(first..end);
@@ -503,6 +494,7 @@ fn own_span(group: &[Hunk], who: Who, base_span: &Range<usize>) -> Option<Range<
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use std::time::{Duration, Instant};
 
     /// The merged text, checking that the edits give it.
     fn merged(base: &str, ours: &str, theirs: &str) -> String {
@@ -547,8 +539,9 @@ mod tests {
     }
 
     /// 100k lines, every 20th changed by the user and every 20th (ten
-    /// lines further) by the LLM: too many changes for Myers to finish by
-    /// its deadline on either side.
+    /// lines further) by the LLM: too many changes for Myers on the whole
+    /// text on either side (10,000 changed lines each), so the anchored
+    /// diff merges it.
     #[test]
     fn a_large_merge_with_many_disjoint_changes_merges_in_time() {
         let base: Vec<String> = (0..100_000).map(|i| format!("line {i}\n")).collect();
