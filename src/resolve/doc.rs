@@ -13,40 +13,68 @@
 //! passes need the whole text and ask for [`Doc::text`], which materializes
 //! it once per state.
 
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 use std::ops::Range;
 
 use memchr::memmem;
 
 use crate::plan::TextEdit;
+use crate::text::hashed::PrecomputedHasher;
 
 /// A run of the current text.
 #[derive(Clone, Debug)]
 enum Piece {
     /// Bytes `start..end` of the original.
     Orig(Range<usize>),
-    /// Text an edit inserted.
-    Added(String),
+    /// Bytes `start..end` of the added text ([`Doc::added`]): what edits
+    /// inserted. A range, so cutting a piece never copies text.
+    Added(Range<usize>),
 }
 
 impl Piece {
     fn len(&self) -> usize {
         match self {
-            Piece::Orig(r) => r.len(),
-            Piece::Added(s) => s.len(),
+            Piece::Orig(r) | Piece::Added(r) => r.len(),
         }
     }
+}
+
+/// An Added piece longer than this, searched for a line needle, is not
+/// scanned whole: its ends are, and its inside is looked up in the line
+/// table of the added text ([`AddedLines`]). Sequential edits one after
+/// the other make one growing piece; scanning it for each edit was
+/// quadratic.
+const BIG_ADDED: usize = 4096;
+
+/// The lines of the added text, by a hash of their text, built lazily
+/// (only a big Added piece needs it) and then brought up to date with
+/// the text added since: each added byte is hashed once.
+#[derive(Clone, Debug, Default)]
+struct AddedLines {
+    /// Hash of a line's text (without its `\n` and one `\r` before it) →
+    /// the added-text offsets where a line with that hash starts, in order.
+    table: HashMap<u64, Vec<usize>, BuildHasherDefault<PrecomputedHasher>>,
+    /// The added text before this offset is in the table.
+    upto: usize,
 }
 
 /// The current text of one file, as pieces of the original and of edits.
 #[derive(Clone, Debug)]
 pub struct Doc<'o> {
     original: &'o str,
+    /// Every text an edit inserted, one after the other (append only).
+    added: String,
+    /// Where each insertion starts in `added`, in order: a line of the
+    /// added text starts there or after a `\n`.
+    insertions: Vec<usize>,
     pieces: Vec<Piece>,
     /// Current start offset of each piece, plus the total length at the end.
     starts: Vec<usize>,
     /// Indices of the original pieces, in order.
     orig_pieces: Vec<usize>,
+    added_lines: RefCell<AddedLines>,
     text: OnceCell<String>,
 }
 
@@ -60,12 +88,15 @@ impl<'o> Doc<'o> {
         };
         let mut doc = Doc {
             original,
+            added: String::new(),
+            insertions: Vec::new(),
             pieces,
             starts: Vec::new(),
             orig_pieces: Vec::new(),
+            added_lines: RefCell::default(),
             text: OnceCell::new(),
         };
-        doc.reindex();
+        doc.reindex_from(0);
         doc
     }
 
@@ -100,6 +131,14 @@ impl<'o> Doc<'o> {
         self.text.get_or_init(|| self.slice(0..self.len()))
     }
 
+    /// The bytes of a piece.
+    fn piece_text(&self, piece: &Piece) -> &str {
+        match piece {
+            Piece::Orig(r) => &self.original[r.clone()],
+            Piece::Added(r) => &self.added[r.clone()],
+        }
+    }
+
     /// The current text of `range` (on char boundaries: search windows are
     /// widened to them, see [`Doc::char_floor`]).
     pub fn slice(&self, range: Range<usize>) -> String {
@@ -112,10 +151,7 @@ impl<'o> Doc<'o> {
             let piece_start = self.starts[i];
             let lo = range.start.max(piece_start) - piece_start;
             let hi = range.end.min(self.starts[i + 1]) - piece_start;
-            match &self.pieces[i] {
-                Piece::Orig(r) => out.push_str(&self.original[r.start + lo..r.start + hi]),
-                Piece::Added(s) => out.push_str(&s[lo..hi]),
-            }
+            out.push_str(&self.piece_text(&self.pieces[i])[lo..hi]);
             i += 1;
         }
         out
@@ -130,10 +166,7 @@ impl<'o> Doc<'o> {
     pub fn byte_at(&self, at: usize) -> u8 {
         let i = self.piece_at(at);
         let off = at - self.starts[i];
-        match &self.pieces[i] {
-            Piece::Orig(r) => self.original.as_bytes()[r.start + off],
-            Piece::Added(s) => s.as_bytes()[off],
-        }
+        self.piece_text(&self.pieces[i]).as_bytes()[off]
     }
 
     /// The original offset of current offset `at`: itself mapped back when
@@ -143,20 +176,21 @@ impl<'o> Doc<'o> {
         match self.pieces.get(i) {
             None => 0,
             Some(Piece::Orig(r)) => r.start + (at - self.starts[i]).min(r.len()),
-            Some(Piece::Added(_)) => self.pieces[..i]
-                .iter()
-                .rev()
-                .find_map(|p| match p {
-                    Piece::Orig(r) => Some(r.end),
-                    Piece::Added(_) => None,
-                })
-                .unwrap_or(0),
+            Some(Piece::Added(_)) => {
+                // The original piece before it, found among the original
+                // pieces (in order) rather than by walking back.
+                let k = self.orig_pieces.partition_point(|&j| j < i);
+                k.checked_sub(1)
+                    .map_or(0, |k| self.orig_range(self.orig_pieces[k]).end)
+            }
         }
     }
 
     /// Every current occurrence of `needle`, given `orig_hits`: the start of
-    /// every occurrence of the same needle in the original text.
-    pub fn find(&self, needle: &str, orig_hits: &[usize]) -> Vec<usize> {
+    /// every occurrence of the same needle in the original text. With
+    /// `lines`, the caller keeps only whole-line matches: occurrences that
+    /// do not start a line may be left out.
+    pub fn find(&self, needle: &str, orig_hits: &[usize], lines: bool) -> Vec<usize> {
         if needle.is_empty() {
             return Vec::new();
         }
@@ -167,7 +201,7 @@ impl<'o> Doc<'o> {
             .iter()
             .filter_map(|&s| self.map_orig(s, needle.len()))
             .collect();
-        hits.extend(self.find_near_changes(needle));
+        hits.extend(self.find_near_changes(needle, lines));
         hits.sort_unstable();
         hits.dedup();
         hits
@@ -192,44 +226,58 @@ impl<'o> Doc<'o> {
         }
     }
 
-    /// Occurrences that touch inserted text or a deletion point.
-    fn find_near_changes(&self, needle: &str) -> Vec<usize> {
-        let reach = needle.len() - 1;
+    /// Occurrences that touch inserted text or a deletion point. With
+    /// `lines`, the inside of a big Added piece is looked up in the line
+    /// table rather than scanned: there an occurrence that starts a line
+    /// starts one of the table's lines (see [`Doc::big_piece_hits`]).
+    fn find_near_changes(&self, needle: &str, lines: bool) -> Vec<usize> {
+        let n = needle.len();
+        let reach = n - 1;
         let mut windows: Vec<Range<usize>> = Vec::new();
+        let mut big: Vec<usize> = Vec::new();
+        let push = |windows: &mut Vec<Range<usize>>, d: Range<usize>| {
+            let w = self.char_floor(d.start)..self.char_ceil(d.end.min(self.len()));
+            match windows.last_mut() {
+                Some(last) if last.end >= w.start => last.end = last.end.max(w.end),
+                _ => windows.push(w),
+            }
+        };
         for (i, piece) in self.pieces.iter().enumerate() {
             let (start, end) = (self.starts[i], self.starts[i + 1]);
-            let dirty = match piece {
-                Piece::Added(_) => Some(start..end),
+            match piece {
+                Piece::Added(_) if lines && end - start > BIG_ADDED.max(2 * n + 2) => {
+                    // Its two ends (an occurrence that crosses one, or
+                    // starts at its start, or ends at its end or one byte
+                    // before it, before a `\r\n` of the next piece) ...
+                    push(&mut windows, start.saturating_sub(reach)..start + n);
+                    push(&mut windows, end - n - 1..end + reach);
+                    // ... and its inside, from the table.
+                    big.push(i);
+                }
+                Piece::Added(_) => push(&mut windows, start.saturating_sub(reach)..end + reach),
                 Piece::Orig(r) => {
                     // A junction with the previous original piece is a deletion point.
                     let joined =
                         i > 0 && matches!(&self.pieces[i - 1], Piece::Orig(p) if p.end != r.start);
                     let cut_start = i == 0 && r.start != 0;
-                    (joined || cut_start).then_some(start..start)
-                }
-            };
-            if let Some(d) = dirty {
-                let w = self.char_floor(d.start.saturating_sub(reach))
-                    ..self.char_ceil((d.end + reach).min(self.len()));
-                match windows.last_mut() {
-                    Some(last) if last.end >= w.start => last.end = last.end.max(w.end),
-                    _ => windows.push(w),
+                    if joined || cut_start {
+                        push(&mut windows, start.saturating_sub(reach)..start + reach);
+                    }
                 }
             }
         }
         // The end of the text is a deletion point when the original tail is gone.
         if let Some(Piece::Orig(r)) = self.pieces.last() {
             if r.end != self.original.len() {
-                let w = self.char_floor(self.len().saturating_sub(reach))..self.len();
-                windows.push(w);
+                push(&mut windows, self.len().saturating_sub(reach)..self.len());
             }
         }
-        let mut hits = Vec::new();
+        let mut hits = self.big_piece_hits(needle, &big);
         // One searcher for every window (building one costs as much as
         // searching a small window); none when the windows are so small
         // that comparing at each place their first byte matches costs less.
         let total: usize = windows.iter().map(|w| w.len()).sum();
-        let finder = (total.saturating_mul(needle.len()) > NAIVE_SEARCH_BYTES)
+        let finder = (total.saturating_mul(n) > NAIVE_SEARCH_BYTES)
             .then(|| memmem::Finder::new(needle.as_bytes()));
         for w in windows {
             let text = self.slice(w.clone());
@@ -239,8 +287,47 @@ impl<'o> Doc<'o> {
             };
             for pos in found {
                 let start = w.start + pos;
-                if !self.inside_one_orig_piece(start, needle.len()) {
+                if !self.inside_one_orig_piece(start, n) {
                     hits.push(start);
+                }
+            }
+        }
+        hits
+    }
+
+    /// The occurrences of `needle` that start a line of the added text
+    /// inside the big Added pieces `big` (indices) and end in the same
+    /// piece. An occurrence inside a piece that starts a line of the
+    /// current text and is not at the piece's start follows a `\n` of the
+    /// piece: it starts a line of the table, whose text, up to its `\n`,
+    /// is the needle's first line — or the whole needle, ending where the
+    /// line's insertion ended, unless a later edit cut the piece short
+    /// there, and then the occurrence ends at the piece's end or one byte
+    /// before it: in the window searched there.
+    fn big_piece_hits(&self, needle: &str, big: &[usize]) -> Vec<usize> {
+        if big.is_empty() {
+            return Vec::new();
+        }
+        let mut lines = self.added_lines.borrow_mut();
+        lines.update(&self.added, &self.insertions);
+        let bytes = needle.as_bytes();
+        let first = &bytes[..memchr::memchr(b'\n', bytes).unwrap_or(bytes.len())];
+        let Some(at) = lines
+            .table
+            .get(&xxhash_rust::xxh3::xxh3_64(line_key(first)))
+        else {
+            return Vec::new();
+        };
+        let added = self.added.as_bytes();
+        let mut hits = Vec::new();
+        for &i in big {
+            let Piece::Added(r) = &self.pieces[i] else {
+                continue;
+            };
+            let from = at.partition_point(|&a| a < r.start);
+            for &a in at[from..].iter().take_while(|&&a| a < r.end) {
+                if a + bytes.len() <= r.end && added[a..].starts_with(bytes) {
+                    hits.push(self.starts[i] + (a - r.start));
                 }
             }
         }
@@ -276,41 +363,83 @@ impl<'o> Doc<'o> {
         i.saturating_sub(1).min(self.pieces.len().saturating_sub(1))
     }
 
-    /// Replaces current `range` by `text`.
+    /// Replaces current `range` by `text`: the pieces it touches are
+    /// spliced in place, and only the pieces after them are renumbered
+    /// (sequential edits down a file touch the last few pieces only).
     pub fn replace(&mut self, range: Range<usize>, text: &str) {
-        let mut out: Vec<Piece> = Vec::with_capacity(self.pieces.len() + 2);
-        let mut inserted = false;
-        for (i, piece) in self.pieces.iter().enumerate() {
-            let (ps, pe) = (self.starts[i], self.starts[i + 1]);
-            if pe <= range.start {
-                out.push(piece.clone());
-                continue;
-            }
-            // The piece reaches past the range start: keep what lies
-            // before the range, insert once, keep what lies after it.
-            if ps < range.start {
-                out.push(cut(piece, 0..range.start - ps));
-            }
-            if !inserted {
-                push_added(&mut out, text);
-                inserted = true;
-            }
-            if pe > range.end {
-                out.push(cut(piece, range.end.max(ps) - ps..pe - ps));
+        let count = self.pieces.len();
+        // The pieces `lo..hi` overlap the range (none for an insertion at
+        // a piece boundary: it goes before piece `lo`).
+        let lo = self.starts[1..].partition_point(|&end| end <= range.start);
+        let hi = self.starts[..count]
+            .partition_point(|&s| s < range.end)
+            .max(lo);
+        let mut middle: Vec<Piece> = Vec::with_capacity(3);
+        if lo < count && self.starts[lo] < range.start {
+            middle.push(cut(&self.pieces[lo], 0..range.start - self.starts[lo]));
+        }
+        if !text.is_empty() {
+            let at = self.added.len();
+            self.added.push_str(text);
+            self.insertions.push(at);
+            middle.push(Piece::Added(at..self.added.len()));
+        }
+        if hi > lo && self.starts[hi] > range.end {
+            let last = hi - 1;
+            let ps = self.starts[last];
+            middle.push(cut(
+                &self.pieces[last],
+                range.end.max(ps) - ps..self.starts[hi] - ps,
+            ));
+        }
+        // Neighbours that continue each other are joined (see `joins`).
+        let from = lo.saturating_sub(1);
+        let upto = (hi + 1).min(count);
+        let mut local: Vec<Piece> = Vec::with_capacity(middle.len() + 2);
+        for piece in self.pieces[from..lo]
+            .iter()
+            .cloned()
+            .chain(middle)
+            .chain(self.pieces[hi..upto].iter().cloned())
+        {
+            match local.last_mut() {
+                Some(last) if self.joins(last, &piece) => grow(last, &piece),
+                _ => local.push(piece),
             }
         }
-        if !inserted {
-            push_added(&mut out, text);
-        }
-        self.pieces = coalesce(out);
-        self.reindex();
+        self.pieces.splice(from..upto, local);
+        self.reindex_from(from);
     }
 
-    fn reindex(&mut self) {
-        self.starts.clear();
-        self.orig_pieces.clear();
-        let mut at = 0;
-        for (i, p) in self.pieces.iter().enumerate() {
+    /// Whether piece `b` continues piece `a` and may be joined with it.
+    /// Original pieces always are, so that a piece boundary always marks
+    /// a change (an exact search relies on it: a match across two
+    /// contiguous original pieces would be missed). Added pieces only when
+    /// `a` ends a line: the line table keys each line by its text up to
+    /// the end of its insertion, which must not continue in the next.
+    fn joins(&self, a: &Piece, b: &Piece) -> bool {
+        match (a, b) {
+            (Piece::Orig(a), Piece::Orig(b)) => a.end == b.start,
+            (Piece::Added(a), Piece::Added(b)) => {
+                a.end == b.start && (a.is_empty() || self.added.as_bytes()[a.end - 1] == b'\n')
+            }
+            _ => false,
+        }
+    }
+
+    /// Recomputes the start offsets and the original pieces' list from
+    /// piece `from` on.
+    fn reindex_from(&mut self, from: usize) {
+        self.starts.truncate(from);
+        let keep = self.orig_pieces.partition_point(|&i| i < from);
+        self.orig_pieces.truncate(keep);
+        let mut at = if from == 0 {
+            0
+        } else {
+            // `starts[from]` before truncation: the previous piece's end.
+            self.starts[from - 1] + self.pieces[from - 1].len()
+        };
+        for (i, p) in self.pieces.iter().enumerate().skip(from) {
             if matches!(p, Piece::Orig(_)) {
                 self.orig_pieces.push(i);
             }
@@ -339,10 +468,13 @@ impl<'o> Doc<'o> {
                     }
                     orig_at = r.end;
                 }
-                Piece::Added(s) => match &mut pending {
-                    Some(e) => e.text.push_str(s),
-                    None => pending = Some(TextEdit::insert(orig_at, s.clone())),
-                },
+                Piece::Added(r) => {
+                    let s = &self.added[r.clone()];
+                    match &mut pending {
+                        Some(e) => e.text.push_str(s),
+                        None => pending = Some(TextEdit::insert(orig_at, s)),
+                    }
+                }
             }
         }
         if orig_at < self.original.len() || pending.is_some() {
@@ -353,6 +485,34 @@ impl<'o> Doc<'o> {
             edits.push(e);
         }
         edits
+    }
+}
+
+/// A line's text as a table key: without one `\r` at its end (a needle's
+/// first line in a CRLF file ends in `\r`, a one-line needle does not).
+fn line_key(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+impl AddedLines {
+    /// Adds the lines of the insertions made since the last update: a
+    /// line starts at each insertion's start and after each `\n`, and
+    /// ends at its `\n` or at its insertion's end (`insertions`: where
+    /// each insertion of `added` starts, in order).
+    fn update(&mut self, added: &str, insertions: &[usize]) {
+        let bytes = added.as_bytes();
+        let first = insertions.partition_point(|&s| s < self.upto);
+        for (k, &start) in insertions.iter().enumerate().skip(first) {
+            let end = insertions.get(k + 1).copied().unwrap_or(bytes.len());
+            let mut at = start;
+            while at < end {
+                let stop = memchr::memchr(b'\n', &bytes[at..end]).map_or(end, |p| at + p);
+                let hash = xxhash_rust::xxh3::xxh3_64(line_key(&bytes[at..stop]));
+                self.table.entry(hash).or_default().push(at);
+                at = stop + 1;
+            }
+        }
+        self.upto = bytes.len();
     }
 }
 
@@ -400,24 +560,11 @@ fn is_continuation(byte: u8) -> bool {
     byte & 0xC0 == 0x80
 }
 
-/// Joins neighbouring pieces that continue each other, so that a piece
-/// boundary always marks a change (an exact search relies on it: a match
-/// across two contiguous original pieces would be missed).
-fn coalesce(pieces: Vec<Piece>) -> Vec<Piece> {
-    let mut out: Vec<Piece> = Vec::with_capacity(pieces.len());
-    for piece in pieces {
-        match (out.last_mut(), piece) {
-            (Some(Piece::Orig(last)), Piece::Orig(r)) if last.end == r.start => last.end = r.end,
-            (Some(Piece::Added(last)), Piece::Added(s)) => last.push_str(&s),
-            (_, piece) => out.push(piece),
-        }
-    }
-    out
-}
-
-fn push_added(out: &mut Vec<Piece>, text: &str) {
-    if !text.is_empty() {
-        out.push(Piece::Added(text.to_string()));
+/// Makes `a` cover `b` too (`b` continues it: [`Doc::joins`]).
+fn grow(a: &mut Piece, b: &Piece) {
+    match (a, b) {
+        (Piece::Orig(a), Piece::Orig(b)) | (Piece::Added(a), Piece::Added(b)) => a.end = b.end,
+        _ => {}
     }
 }
 
@@ -425,7 +572,7 @@ fn push_added(out: &mut Vec<Piece>, text: &str) {
 fn cut(piece: &Piece, range: Range<usize>) -> Piece {
     match piece {
         Piece::Orig(r) => Piece::Orig(r.start + range.start..r.start + range.end),
-        Piece::Added(s) => Piece::Added(s[range].to_string()),
+        Piece::Added(r) => Piece::Added(r.start + range.start..r.start + range.end),
     }
 }
 
@@ -485,11 +632,11 @@ mod tests {
         let hits = all_hits(original, "x = 1");
         doc.replace(6..11, "x = 1");
         assert_eq!(doc.text(), "x = 1\nx = 1\nx = 1\n");
-        assert_eq!(doc.find("x = 1", &hits), vec![0, 6, 12]);
+        assert_eq!(doc.find("x = 1", &hits, false), vec![0, 6, 12]);
         // A deletion joins text into a new occurrence.
         let mut doc = Doc::new("ab--cd");
         doc.replace(2..4, "");
-        assert_eq!(doc.find("bc", &[]), vec![1]);
+        assert_eq!(doc.find("bc", &[], false), vec![1]);
     }
 
     #[test]
@@ -498,8 +645,8 @@ mod tests {
         let mut doc = Doc::new(original);
         let at = original.find("one").unwrap();
         doc.replace(at..at + 3, "1");
-        assert_eq!(doc.find("二行 line", &[]), Vec::<usize>::new());
-        assert_eq!(doc.find("e 1\n第", &[]), vec![at - 2]);
+        assert_eq!(doc.find("二行 line", &[], false), Vec::<usize>::new());
+        assert_eq!(doc.find("e 1\n第", &[], false), vec![at - 2]);
     }
 
     #[test]
@@ -516,5 +663,76 @@ mod tests {
         let mut doc = Doc::new("");
         doc.replace(0..0, "new");
         assert_eq!(doc.text(), "new");
+    }
+
+    /// Random edits on a doc and on a plain `String` side by side: same
+    /// text, same edits, and `find` gives what a plain search of the
+    /// text gives (for a line needle: at least every whole-line
+    /// occurrence). Inserted texts are many short lines, so that big
+    /// Added pieces (searched through the line table) grow, are cut and
+    /// joined.
+    #[test]
+    fn random_edits_match_a_plain_string() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let words = ["a", "b", "ab", "x = 1", "", "  b", "a\r"];
+        let line = |next: &mut dyn FnMut(usize) -> usize| {
+            let mut l = String::from(words[next(words.len())]);
+            l.push('\n');
+            l
+        };
+        for round in 0..16 {
+            let original: String = (0..200).map(|_| line(&mut next)).collect();
+            let mut doc = Doc::new(&original);
+            let mut plain = original.clone();
+            for _ in 0..40 {
+                let len = plain.len();
+                let start = next(len + 1);
+                let end = (start + next(12)).min(len);
+                let lines = if next(4) == 0 {
+                    1500 + next(1500)
+                } else {
+                    next(4)
+                };
+                let mut text: String = (0..lines).map(|_| line(&mut next)).collect();
+                if round % 2 == 1 && !text.is_empty() && next(2) == 0 {
+                    text.pop();
+                }
+                doc.replace(start..end, &text);
+                plain.replace_range(start..end, &text);
+                assert_eq!(doc.text(), plain);
+                let needle_lines = 1 + next(3);
+                let needle: String = (0..needle_lines)
+                    .map(|_| line(&mut next))
+                    .collect::<String>();
+                let needle = needle.strip_suffix('\n').unwrap_or(&needle);
+                if needle.is_empty() {
+                    continue;
+                }
+                let orig_hits = find_overlapping(original.as_bytes(), needle.as_bytes());
+                let all = find_overlapping(plain.as_bytes(), needle.as_bytes());
+                assert_eq!(doc.find(needle, &orig_hits, false), all, "{needle:?}");
+                let found = doc.find(needle, &orig_hits, true);
+                let b = plain.as_bytes();
+                let whole_lines = |at: usize| {
+                    let end = at + needle.len();
+                    (at == 0 || b[at - 1] == b'\n')
+                        && (end == b.len()
+                            || b[end] == b'\n'
+                            || (b[end] == b'\r' && b.get(end + 1) == Some(&b'\n')))
+                };
+                for &at in all.iter().filter(|&&at| whole_lines(at)) {
+                    assert!(found.contains(&at), "{needle:?} at {at}");
+                }
+                assert!(found.iter().all(|at| all.contains(at)), "{needle:?}");
+            }
+            let edits = TextEdits::new(doc.edits()).unwrap();
+            assert_eq!(edits.apply(&original), plain);
+        }
     }
 }

@@ -210,7 +210,7 @@ impl Locator<'_> {
     /// needle (whole-line matches only, for line searches).
     pub fn exact_on_doc(&self, doc: &Doc, r: &Replace, orig_hits: &[usize]) -> Vec<Range<usize>> {
         let needle = self.exact_needle(r);
-        let hits = doc.find(&needle, orig_hits);
+        let hits = doc.find(&needle, orig_hits, r.unit == MatchUnit::Lines);
         hits.into_iter()
             .map(|s| s..s + needle.len())
             .filter(|m| r.unit == MatchUnit::Substring || is_whole_lines(doc, m))
