@@ -60,6 +60,20 @@ struct AddedLines {
     upto: usize,
 }
 
+/// A search's hits in the original text, found once per file
+/// (`resolve/hits.rs`), which [`Doc::find`] maps through the edits.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OrigHits {
+    /// Every occurrence of the needle (for a line search: those at a
+    /// line start that hold its first line whole), in order.
+    pub full: Vec<usize>,
+    /// For a line search of several lines: every line start of the
+    /// original whose line is the needle's first line (its text up to the
+    /// first `\n`, one `\r` aside), in order. `None` when not collected
+    /// (then the text near every change is searched instead).
+    pub first_line: Option<Vec<usize>>,
+}
+
 /// The current text of one file, as pieces of the original and of edits.
 #[derive(Clone, Debug)]
 pub struct Doc<'o> {
@@ -186,25 +200,122 @@ impl<'o> Doc<'o> {
         }
     }
 
-    /// Every current occurrence of `needle`, given `orig_hits`: the start of
-    /// every occurrence of the same needle in the original text. With
-    /// `lines`, the caller keeps only whole-line matches: occurrences that
-    /// do not start a line may be left out.
-    pub fn find(&self, needle: &str, orig_hits: &[usize], lines: bool) -> Vec<usize> {
+    /// Every current occurrence of `needle`, given `orig`: its hits in
+    /// the original text. With `lines`, the caller keeps only whole-line
+    /// matches (a line start, then a line end): other occurrences may be
+    /// left out.
+    pub fn find(&self, needle: &str, orig: &OrigHits, lines: bool) -> Vec<usize> {
         if needle.is_empty() {
             return Vec::new();
         }
         if !self.is_edited() {
-            return orig_hits.to_vec();
+            return orig.full.clone();
         }
-        let mut hits: Vec<usize> = orig_hits
+        let mut hits: Vec<usize> = orig
+            .full
             .iter()
             .filter_map(|&s| self.map_orig(s, needle.len()))
             .collect();
-        hits.extend(self.find_near_changes(needle, lines));
+        // A one-line needle's first line is itself.
+        let first_line = match &orig.first_line {
+            _ if !needle.contains('\n') => Some(&orig.full),
+            first_line => first_line.as_ref(),
+        };
+        match first_line {
+            Some(first_line) if lines => hits.extend(self.line_candidates(needle, first_line)),
+            _ => hits.extend(self.find_near_changes(needle, lines)),
+        }
         hits.sort_unstable();
         hits.dedup();
         hits
+    }
+
+    /// The whole-line occurrences of a line needle that the mapped
+    /// original hits miss, from its first line's places rather than from
+    /// the text near every change: O(pieces + places) per search, not
+    /// O(changes × needle). A whole-line occurrence at `p` has its first
+    /// line (up to its `\n`, or the end of the text):
+    /// - inside one original piece, not at its start: an original line,
+    ///   one of `first_line` (the original line starts holding it);
+    /// - inside one added piece, not at its start: a line of the added
+    ///   text's table ([`AddedLines`]);
+    /// - starting at a piece's start, or crossing a piece boundary or a
+    ///   cut end of the text: the line at or around that boundary, looked
+    ///   at directly.
+    ///
+    /// Each candidate is compared with the needle in full.
+    fn line_candidates(&self, needle: &str, first_line: &[usize]) -> Vec<usize> {
+        let bytes = needle.as_bytes();
+        let n = bytes.len();
+        let first = &bytes[..memchr::memchr(b'\n', bytes).unwrap_or(n)];
+        let mut candidates: Vec<usize> = first_line
+            .iter()
+            .filter_map(|&o| self.map_orig(o, first.len()))
+            .collect();
+        let mut lines = self.added_lines.borrow_mut();
+        lines.update(&self.added, &self.insertions);
+        let at = lines
+            .table
+            .get(&xxhash_rust::xxh3::xxh3_64(line_key(first)))
+            .map_or(&[][..], Vec::as_slice);
+        for (i, piece) in self.pieces.iter().enumerate() {
+            let s = self.starts[i];
+            self.boundary_candidates(s, first.len(), &mut candidates);
+            if let Piece::Added(r) = piece {
+                let from = at.partition_point(|&a| a < r.start);
+                for &a in at[from..].iter().take_while(|&&a| a < r.end) {
+                    candidates.push(s + (a - r.start));
+                }
+            }
+        }
+        // The end of the text, when a cut left a line there without its
+        // end of line.
+        self.boundary_candidates(self.len(), first.len(), &mut candidates);
+        candidates.retain(|&p| self.holds_at(p, bytes));
+        candidates
+    }
+
+    /// The candidates a piece boundary (or the end of the text) at `j`
+    /// gives: `j` when a line starts there, and the start of the line
+    /// that crosses it, if that line may be the first line (`first_len`
+    /// bytes) of an occurrence.
+    fn boundary_candidates(&self, j: usize, first_len: usize, out: &mut Vec<usize>) {
+        if j < self.len() && (j == 0 || self.byte_at(j - 1) == b'\n') {
+            out.push(j);
+        }
+        if j == 0 || self.byte_at(j - 1) == b'\n' {
+            return;
+        }
+        // The line crossing `j` starts at most `first_len` bytes (and a
+        // `\r`) before it, or it is longer than the needle's first line.
+        let floor = j.saturating_sub(first_len + 1);
+        let mut p = j - 1;
+        while p > floor && self.byte_at(p - 1) != b'\n' {
+            p -= 1;
+        }
+        if p == 0 || self.byte_at(p - 1) == b'\n' {
+            out.push(p);
+        }
+    }
+
+    /// Does the current text hold `needle` at `at`?
+    fn holds_at(&self, at: usize, needle: &[u8]) -> bool {
+        if at + needle.len() > self.len() {
+            return false;
+        }
+        let mut i = self.piece_at(at);
+        let mut done = 0;
+        while done < needle.len() {
+            let text = self.piece_text(&self.pieces[i]).as_bytes();
+            let off = at + done - self.starts[i];
+            let take = (text.len() - off).min(needle.len() - done);
+            if text[off..off + take] != needle[done..done + take] {
+                return false;
+            }
+            done += take;
+            i += 1;
+        }
+        true
     }
 
     /// Where original bytes `start..start + len` sit now, if untouched.
@@ -226,13 +337,21 @@ impl<'o> Doc<'o> {
         }
     }
 
-    /// Occurrences that touch inserted text or a deletion point. With
-    /// `lines`, the inside of a big Added piece is looked up in the line
-    /// table rather than scanned: there an occurrence that starts a line
-    /// starts one of the table's lines (see [`Doc::big_piece_hits`]).
+    /// Occurrences that touch inserted text or a deletion point, from the
+    /// text near every change (for a needle whose first line's places
+    /// are not known). With `lines`, the inside of a big Added piece is
+    /// looked up in the line table rather than scanned: there an
+    /// occurrence that starts a line starts one of the table's lines (see
+    /// [`Doc::big_piece_hits`]). A line needle's original hits are only
+    /// those at a line start and, for one line, before a line end: next
+    /// to a change, where the bytes around an occurrence are no longer
+    /// the original's, the windows reach two bytes further and what they
+    /// find there is kept.
     fn find_near_changes(&self, needle: &str, lines: bool) -> Vec<usize> {
         let n = needle.len();
         let reach = n - 1;
+        // How far before and after a change an occurrence may start.
+        let (before, after) = if lines { (n + 2, n) } else { (reach, reach) };
         let mut windows: Vec<Range<usize>> = Vec::new();
         let mut big: Vec<usize> = Vec::new();
         let push = |windows: &mut Vec<Range<usize>>, d: Range<usize>| {
@@ -245,23 +364,23 @@ impl<'o> Doc<'o> {
         for (i, piece) in self.pieces.iter().enumerate() {
             let (start, end) = (self.starts[i], self.starts[i + 1]);
             match piece {
-                Piece::Added(_) if lines && end - start > BIG_ADDED.max(2 * n + 2) => {
+                Piece::Added(_) if lines && end - start > BIG_ADDED.max(2 * n + 4) => {
                     // Its two ends (an occurrence that crosses one, or
                     // starts at its start, or ends at its end or one byte
                     // before it, before a `\r\n` of the next piece) ...
-                    push(&mut windows, start.saturating_sub(reach)..start + n);
-                    push(&mut windows, end - n - 1..end + reach);
+                    push(&mut windows, start.saturating_sub(before)..start + n);
+                    push(&mut windows, end - n - 2..end + after);
                     // ... and its inside, from the table.
                     big.push(i);
                 }
-                Piece::Added(_) => push(&mut windows, start.saturating_sub(reach)..end + reach),
+                Piece::Added(_) => push(&mut windows, start.saturating_sub(before)..end + after),
                 Piece::Orig(r) => {
                     // A junction with the previous original piece is a deletion point.
                     let joined =
                         i > 0 && matches!(&self.pieces[i - 1], Piece::Orig(p) if p.end != r.start);
                     let cut_start = i == 0 && r.start != 0;
                     if joined || cut_start {
-                        push(&mut windows, start.saturating_sub(reach)..start + reach);
+                        push(&mut windows, start.saturating_sub(before)..start + after);
                     }
                 }
             }
@@ -269,7 +388,7 @@ impl<'o> Doc<'o> {
         // The end of the text is a deletion point when the original tail is gone.
         if let Some(Piece::Orig(r)) = self.pieces.last() {
             if r.end != self.original.len() {
-                push(&mut windows, self.len().saturating_sub(reach)..self.len());
+                push(&mut windows, self.len().saturating_sub(before)..self.len());
             }
         }
         let mut hits = self.big_piece_hits(needle, &big);
@@ -287,7 +406,11 @@ impl<'o> Doc<'o> {
             };
             for pos in found {
                 let start = w.start + pos;
-                if !self.inside_one_orig_piece(start, n) {
+                let mapped = match lines {
+                    true => self.well_inside_one_orig_piece(start, n),
+                    false => self.inside_one_orig_piece(start, n),
+                };
+                if !mapped {
                     hits.push(start);
                 }
             }
@@ -354,6 +477,17 @@ impl<'o> Doc<'o> {
     fn inside_one_orig_piece(&self, start: usize, len: usize) -> bool {
         let i = self.piece_at(start);
         matches!(self.pieces.get(i), Some(Piece::Orig(_))) && start + len <= self.starts[i + 1]
+    }
+
+    /// Does current `start..start + len` lie inside one original piece,
+    /// not at its start and two bytes or more before its end? Then the
+    /// bytes a line hit's filter looked at are the original's, and the
+    /// original hits hold it if it is a line hit.
+    fn well_inside_one_orig_piece(&self, start: usize, len: usize) -> bool {
+        let i = self.piece_at(start);
+        matches!(self.pieces.get(i), Some(Piece::Orig(_)))
+            && start > self.starts[i]
+            && start + len + 2 <= self.starts[i + 1]
     }
 
     /// Index of the piece holding current offset `at` (the last piece for
@@ -607,6 +741,68 @@ mod tests {
     }
     use crate::plan::TextEdits;
 
+    fn full(hits: Vec<usize>) -> OrigHits {
+        OrigHits {
+            full: hits,
+            first_line: None,
+        }
+    }
+
+    /// A line needle's original hits as `resolve/hits.rs` gives them,
+    /// computed plainly: occurrences at a line start (one line: before a
+    /// line end), and the line starts holding its first line.
+    fn line_hits(original: &str, needle: &str, with_first_line: bool) -> OrigHits {
+        let b = original.as_bytes();
+        let full = find_overlapping(b, needle.as_bytes())
+            .into_iter()
+            .filter(|&s| {
+                let rest = &b[s + needle.len()..];
+                (s == 0 || b[s - 1] == b'\n')
+                    && (needle.contains('\n')
+                        || rest.is_empty()
+                        || rest.starts_with(b"\n")
+                        || rest.starts_with(b"\r\n"))
+            })
+            .collect();
+        let first = needle.split('\n').next().unwrap_or("");
+        let first = first.strip_suffix('\r').unwrap_or(first);
+        let mut starts = vec![0];
+        starts.extend(memchr::memchr_iter(b'\n', b).map(|i| i + 1));
+        let first_line = starts
+            .into_iter()
+            .filter(|&s| s < b.len() || s == 0)
+            .filter(|&s| {
+                let line = original[s..].split('\n').next().unwrap_or("");
+                line.strip_suffix('\r').unwrap_or(line) == first
+            })
+            .collect();
+        OrigHits {
+            full,
+            first_line: with_first_line.then_some(first_line),
+        }
+    }
+
+    /// A line needle whose occurrence starts where a deletion cut an
+    /// original line: the original's line hits do not hold it (it was
+    /// not at a line start there), yet it is a whole-line match now —
+    /// and a second one, so the search is ambiguous.
+    #[test]
+    fn a_cut_line_start_is_found() {
+        let original = "xxabc\nfoo\nabc\nfoo\n";
+        for with_first_line in [false, true] {
+            let mut doc = Doc::new(original);
+            doc.replace(0..2, "");
+            let hits = line_hits(original, "abc\nfoo", with_first_line);
+            assert_eq!(hits.full, [10]);
+            assert_eq!(doc.find("abc\nfoo", &hits, true), [0, 8]);
+            // A cut line end: "ab" is a whole line now.
+            let mut doc = Doc::new("ab\nabc\n");
+            doc.replace(5..6, "");
+            let hits = line_hits("ab\nabc\n", "ab", with_first_line);
+            assert_eq!(doc.find("ab", &hits, true), [0, 3]);
+        }
+    }
+
     fn all_hits(text: &str, needle: &str) -> Vec<usize> {
         memmem::find_iter(text.as_bytes(), needle.as_bytes()).collect()
     }
@@ -632,11 +828,11 @@ mod tests {
         let hits = all_hits(original, "x = 1");
         doc.replace(6..11, "x = 1");
         assert_eq!(doc.text(), "x = 1\nx = 1\nx = 1\n");
-        assert_eq!(doc.find("x = 1", &hits, false), vec![0, 6, 12]);
+        assert_eq!(doc.find("x = 1", &full(hits), false), vec![0, 6, 12]);
         // A deletion joins text into a new occurrence.
         let mut doc = Doc::new("ab--cd");
         doc.replace(2..4, "");
-        assert_eq!(doc.find("bc", &[], false), vec![1]);
+        assert_eq!(doc.find("bc", &full(vec![]), false), vec![1]);
     }
 
     #[test]
@@ -645,8 +841,11 @@ mod tests {
         let mut doc = Doc::new(original);
         let at = original.find("one").unwrap();
         doc.replace(at..at + 3, "1");
-        assert_eq!(doc.find("二行 line", &[], false), Vec::<usize>::new());
-        assert_eq!(doc.find("e 1\n第", &[], false), vec![at - 2]);
+        assert_eq!(
+            doc.find("二行 line", &full(vec![]), false),
+            Vec::<usize>::new()
+        );
+        assert_eq!(doc.find("e 1\n第", &full(vec![]), false), vec![at - 2]);
     }
 
     #[test]
@@ -714,10 +913,10 @@ mod tests {
                 if needle.is_empty() {
                     continue;
                 }
-                let orig_hits = find_overlapping(original.as_bytes(), needle.as_bytes());
+                let orig_hits = full(find_overlapping(original.as_bytes(), needle.as_bytes()));
                 let all = find_overlapping(plain.as_bytes(), needle.as_bytes());
                 assert_eq!(doc.find(needle, &orig_hits, false), all, "{needle:?}");
-                let found = doc.find(needle, &orig_hits, true);
+                let found = doc.find(needle, &line_hits(&original, needle, next(2) == 0), true);
                 let b = plain.as_bytes();
                 let whole_lines = |at: usize| {
                     let end = at + needle.len();
