@@ -54,8 +54,12 @@ const BIG_ADDED: usize = 4096;
 #[derive(Clone, Debug, Default)]
 struct AddedLines {
     /// Hash of a line's text (without its `\n` and one `\r` before it) →
-    /// the added-text offsets where a line with that hash starts, in order.
-    table: HashMap<u64, Vec<usize>, BuildHasherDefault<PrecomputedHasher>>,
+    /// the last of the lines with that hash, an index into `lines` (a
+    /// chain rather than a list per hash: no allocation per line).
+    table: HashMap<u64, usize, BuildHasherDefault<PrecomputedHasher>>,
+    /// Per line: its added-text offset, and the previous line with the
+    /// same hash (`usize::MAX`: none).
+    lines: Vec<(usize, usize)>,
     /// The added text before this offset is in the table.
     upto: usize,
 }
@@ -254,10 +258,7 @@ impl<'o> Doc<'o> {
             .collect();
         let mut lines = self.added_lines.borrow_mut();
         lines.update(&self.added, &self.insertions);
-        let at = lines
-            .table
-            .get(&xxhash_rust::xxh3::xxh3_64(line_key(first)))
-            .map_or(&[][..], Vec::as_slice);
+        let at = lines.starts_of(first);
         for (i, piece) in self.pieces.iter().enumerate() {
             let s = self.starts[i];
             self.boundary_candidates(s, first.len(), &mut candidates);
@@ -288,13 +289,33 @@ impl<'o> Doc<'o> {
         }
         // The line crossing `j` starts at most `first_len` bytes (and a
         // `\r`) before it, or it is longer than the needle's first line.
-        let floor = j.saturating_sub(first_len + 1);
-        let mut p = j - 1;
-        while p > floor && self.byte_at(p - 1) != b'\n' {
-            p -= 1;
-        }
-        if p == 0 || self.byte_at(p - 1) == b'\n' {
+        let floor = j.saturating_sub(first_len + 2);
+        if let Some(p) = self.line_start_after(floor, j - 1) {
             out.push(p);
+        }
+    }
+
+    /// The start of the line holding current offset `at`, if it is after
+    /// `floor` (or at the start of the text): the byte after the last
+    /// `\n` in `floor..at`, searched piece by piece.
+    fn line_start_after(&self, floor: usize, at: usize) -> Option<usize> {
+        let mut i = self.piece_at(at);
+        let mut end = at;
+        loop {
+            let start = self.starts[i].max(floor);
+            let text = self.piece_text(&self.pieces[i]).as_bytes();
+            let base = self.starts[i];
+            if let Some(k) = memchr::memrchr(b'\n', &text[start - base..end - base]) {
+                return Some(start + k + 1);
+            }
+            if start == 0 {
+                return Some(0);
+            }
+            if start == floor || i == 0 {
+                return None;
+            }
+            i -= 1;
+            end = start;
         }
     }
 
@@ -435,12 +456,7 @@ impl<'o> Doc<'o> {
         lines.update(&self.added, &self.insertions);
         let bytes = needle.as_bytes();
         let first = &bytes[..memchr::memchr(b'\n', bytes).unwrap_or(bytes.len())];
-        let Some(at) = lines
-            .table
-            .get(&xxhash_rust::xxh3::xxh3_64(line_key(first)))
-        else {
-            return Vec::new();
-        };
+        let at = lines.starts_of(first);
         let added = self.added.as_bytes();
         let mut hits = Vec::new();
         for &i in big {
@@ -642,11 +658,30 @@ impl AddedLines {
             while at < end {
                 let stop = memchr::memchr(b'\n', &bytes[at..end]).map_or(end, |p| at + p);
                 let hash = xxhash_rust::xxh3::xxh3_64(line_key(&bytes[at..stop]));
-                self.table.entry(hash).or_default().push(at);
+                let k = self.lines.len();
+                let previous = self.table.insert(hash, k).unwrap_or(usize::MAX);
+                self.lines.push((at, previous));
                 at = stop + 1;
             }
         }
         self.upto = bytes.len();
+    }
+
+    /// The offsets of the lines whose text is `line`'s (by hash), in order.
+    fn starts_of(&self, line: &[u8]) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut k = self
+            .table
+            .get(&xxhash_rust::xxh3::xxh3_64(line_key(line)))
+            .copied()
+            .unwrap_or(usize::MAX);
+        while k != usize::MAX {
+            let (at, previous) = self.lines[k];
+            out.push(at);
+            k = previous;
+        }
+        out.reverse();
+        out
     }
 }
 

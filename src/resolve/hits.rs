@@ -153,14 +153,15 @@ fn line_starts(original: &str, needles: &[&Needle]) -> Vec<(usize, OrigHits)> {
             if let Some(ks) = table.get(&xxhash_rust::xxh3::xxh3_64(line)) {
                 for &k in ks {
                     let needle = needles[k].text.as_bytes();
-                    if line != key(&needle[..memchr::memchr(b'\n', needle).unwrap_or(needle.len())])
-                    {
-                        continue;
-                    }
+                    // The first line's places (not for one line: its
+                    // hits are its places), checked in full: the hash
+                    // may collide.
                     if let Some(places) = &mut first_lines[k] {
-                        places.push(start);
-                        if places.len() > FIRST_LINE_CAP {
-                            first_lines[k] = None;
+                        if line == first_line(needles[k]) {
+                            places.push(start);
+                            if places.len() > FIRST_LINE_CAP {
+                                first_lines[k] = None;
+                            }
                         }
                     }
                     if bytes[start..].starts_with(needle) {
