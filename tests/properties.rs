@@ -8,7 +8,7 @@ mod common;
 use common::MemFiles;
 use llm_edit_lsp::engine::{MatchMode, Options, Outcome};
 use llm_edit_lsp::error::ErrorKind;
-use llm_edit_lsp::resolve::doc::Doc;
+use llm_edit_lsp::resolve::doc::{Doc, OrigHits};
 use proptest::prelude::*;
 use ropey::Rope;
 
@@ -195,8 +195,8 @@ proptest! {
             prop_assert_eq!(doc.text(), plain.as_str());
             prop_assert_eq!(doc.len(), plain.len());
             for needle in &needles {
-                let orig_hits = naive_find(&original, needle);
-                prop_assert_eq!(doc.find(needle, &orig_hits), naive_find(&plain, needle), "needle {:?}", needle);
+                let orig_hits = OrigHits { full: naive_find(&original, needle), first_line: None };
+                prop_assert_eq!(doc.find(needle, &orig_hits, false), naive_find(&plain, needle), "needle {:?}", needle);
             }
         }
         let edits = llm_edit_lsp::plan::TextEdits::new(doc.edits()).expect("disjoint");

@@ -110,13 +110,14 @@ pub fn has_roo_features(lines: &[&str], opener: usize) -> bool {
     if is_header_line(next) || is_divider(next) {
         return true;
     }
-    let search: Vec<&str> = lines
+    // Every SEARCH line numbered, and at least one: most blocks fail on
+    // their first line, without reading further.
+    let mut search = lines
         .iter()
         .skip(opener + 1)
         .take_while(|l| !is_separator(l) && !is_replace_marker(l) && !is_search_marker(l))
-        .copied()
-        .collect();
-    !search.is_empty() && search.iter().all(|l| line_number_prefix_len(l).is_some())
+        .peekable();
+    search.peek().is_some() && search.all(|l| line_number_prefix_len(l).is_some())
 }
 
 /// The byte length of a `12 | ` line-number prefix (with the one space after
@@ -150,13 +151,15 @@ pub enum Dialect {
     Roo,
 }
 
-/// One block read from its opener to its `>>>>>>> REPLACE`.
+/// One block read from its opener to its `>>>>>>> REPLACE`. Its lines
+/// borrow the payload's (a block of a large response copies each line
+/// once, into the edit's text, not once more on the way).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RawBlock {
+pub struct RawBlock<'a> {
     /// The SEARCH lines, unescaped, without terminators.
-    pub search: Vec<String>,
+    pub search: Vec<&'a str>,
     /// The REPLACE lines, unescaped, without terminators.
-    pub replace: Vec<String>,
+    pub replace: Vec<&'a str>,
     /// `:start_line:N`, when the header has one.
     pub start_line: Option<usize>,
     /// Index (into the given lines) of the `>>>>>>> REPLACE` marker.
@@ -182,12 +185,12 @@ enum Section {
 
 /// Reads the block whose opener is `lines[opener]`. `first_line_no` is the
 /// 1-based payload line of `lines[0]`, for error messages.
-pub fn read_block(
-    lines: &[&str],
+pub fn read_block<'a>(
+    lines: &[&'a str],
     opener: usize,
     first_line_no: usize,
     dialect: Dialect,
-) -> Result<RawBlock, BrokenBlock> {
+) -> Result<RawBlock<'a>, BrokenBlock> {
     let line_no = |i: usize| first_line_no + i;
     let mut block = RawBlock {
         search: Vec::new(),
@@ -277,7 +280,7 @@ pub fn read_block(
 fn read_roo_header(
     lines: &[&str],
     mut i: usize,
-    block: &mut RawBlock,
+    block: &mut RawBlock<'_>,
     line_no: impl Fn(usize) -> usize,
 ) -> Result<usize, BrokenBlock> {
     while let Some(&line) = lines.get(i) {
@@ -329,10 +332,10 @@ fn near_separator_hint(
     })
 }
 
-fn push(block: &mut RawBlock, section: Section, line: &str) {
+fn push<'a>(block: &mut RawBlock<'a>, section: Section, line: &'a str) {
     match section {
-        Section::Search => block.search.push(line.to_string()),
-        Section::Replace => block.replace.push(line.to_string()),
+        Section::Search => block.search.push(line),
+        Section::Replace => block.replace.push(line),
     }
 }
 
@@ -380,7 +383,8 @@ pub fn resume_after(lines: &[&str], from: usize) -> usize {
 
 /// Lines joined as newline-terminated text (`["a", "b"]` → `"a\nb\n"`).
 pub fn join_lines<S: AsRef<str>>(lines: &[S]) -> String {
-    let mut text = String::new();
+    let size = lines.iter().map(|l| l.as_ref().len() + 1).sum();
+    let mut text = String::with_capacity(size);
     for line in lines {
         text.push_str(line.as_ref());
         text.push('\n');

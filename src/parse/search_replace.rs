@@ -105,14 +105,14 @@ pub(crate) fn block_op(raw: &markers::RawBlock, roo: bool) -> EditOp {
 
 /// When every SEARCH line carries a `12 | ` prefix: the SEARCH and REPLACE
 /// with the prefixes stripped (the REPLACE only if all its lines carry one).
-fn strip_line_numbers(search: &[String], replace: &[String]) -> Option<(String, String)> {
+fn strip_line_numbers(search: &[&str], replace: &[&str]) -> Option<(String, String)> {
     let stripped_search = strip_all(search)?;
     let stripped_replace = strip_all(replace).unwrap_or_else(|| markers::join_lines(replace));
     Some((stripped_search, stripped_replace))
 }
 
 /// The lines without their prefixes, if every line has one (and there is one).
-fn strip_all(lines: &[String]) -> Option<String> {
+fn strip_all(lines: &[&str]) -> Option<String> {
     if lines.is_empty() {
         return None;
     }

@@ -13,40 +13,86 @@
 //! passes need the whole text and ask for [`Doc::text`], which materializes
 //! it once per state.
 
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 use std::ops::Range;
 
 use memchr::memmem;
 
 use crate::plan::TextEdit;
+use crate::text::hashed::PrecomputedHasher;
 
 /// A run of the current text.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 enum Piece {
     /// Bytes `start..end` of the original.
     Orig(Range<usize>),
-    /// Text an edit inserted.
-    Added(String),
+    /// Bytes `start..end` of the added text ([`Doc::added`]): what edits
+    /// inserted. A range, so cutting a piece never copies text.
+    Added(Range<usize>),
 }
 
 impl Piece {
     fn len(&self) -> usize {
         match self {
-            Piece::Orig(r) => r.len(),
-            Piece::Added(s) => s.len(),
+            Piece::Orig(r) | Piece::Added(r) => r.len(),
         }
     }
+}
+
+/// An Added piece longer than this, searched for a line needle, is not
+/// scanned whole: its ends are, and its inside is looked up in the line
+/// table of the added text ([`AddedLines`]). Sequential edits one after
+/// the other make one growing piece; scanning it for each edit was
+/// quadratic.
+const BIG_ADDED: usize = 4096;
+
+/// The lines of the added text, by a hash of their text, built lazily
+/// (only a big Added piece needs it) and then brought up to date with
+/// the text added since: each added byte is hashed once.
+#[derive(Clone, Debug, Default)]
+struct AddedLines {
+    /// Hash of a line's text (without its `\n` and one `\r` before it) →
+    /// the last of the lines with that hash, an index into `lines` (a
+    /// chain rather than a list per hash: no allocation per line).
+    table: HashMap<u64, usize, BuildHasherDefault<PrecomputedHasher>>,
+    /// Per line: its added-text offset, and the previous line with the
+    /// same hash (`usize::MAX`: none).
+    lines: Vec<(usize, usize)>,
+    /// The added text before this offset is in the table.
+    upto: usize,
+}
+
+/// A search's hits in the original text, found once per file
+/// (`resolve/hits.rs`), which [`Doc::find`] maps through the edits.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OrigHits {
+    /// Every occurrence of the needle (for a line search: those at a
+    /// line start that hold its first line whole), in order.
+    pub full: Vec<usize>,
+    /// For a line search of several lines: every line start of the
+    /// original whose line is the needle's first line (its text up to the
+    /// first `\n`, one `\r` aside), in order. `None` when not collected
+    /// (then the text near every change is searched instead).
+    pub first_line: Option<Vec<usize>>,
 }
 
 /// The current text of one file, as pieces of the original and of edits.
 #[derive(Clone, Debug)]
 pub struct Doc<'o> {
     original: &'o str,
+    /// Every text an edit inserted, one after the other (append only).
+    added: String,
+    /// Where each insertion starts in `added`, in order: a line of the
+    /// added text starts there or after a `\n`.
+    insertions: Vec<usize>,
     pieces: Vec<Piece>,
     /// Current start offset of each piece, plus the total length at the end.
     starts: Vec<usize>,
     /// Indices of the original pieces, in order.
     orig_pieces: Vec<usize>,
+    added_lines: RefCell<AddedLines>,
     text: OnceCell<String>,
 }
 
@@ -60,12 +106,15 @@ impl<'o> Doc<'o> {
         };
         let mut doc = Doc {
             original,
+            added: String::new(),
+            insertions: Vec::new(),
             pieces,
             starts: Vec::new(),
             orig_pieces: Vec::new(),
+            added_lines: RefCell::default(),
             text: OnceCell::new(),
         };
-        doc.reindex();
+        doc.reindex_from(0);
         doc
     }
 
@@ -100,6 +149,14 @@ impl<'o> Doc<'o> {
         self.text.get_or_init(|| self.slice(0..self.len()))
     }
 
+    /// The bytes of a piece.
+    fn piece_text(&self, piece: &Piece) -> &str {
+        match piece {
+            Piece::Orig(r) => &self.original[r.clone()],
+            Piece::Added(r) => &self.added[r.clone()],
+        }
+    }
+
     /// The current text of `range` (on char boundaries: search windows are
     /// widened to them, see [`Doc::char_floor`]).
     pub fn slice(&self, range: Range<usize>) -> String {
@@ -112,10 +169,7 @@ impl<'o> Doc<'o> {
             let piece_start = self.starts[i];
             let lo = range.start.max(piece_start) - piece_start;
             let hi = range.end.min(self.starts[i + 1]) - piece_start;
-            match &self.pieces[i] {
-                Piece::Orig(r) => out.push_str(&self.original[r.start + lo..r.start + hi]),
-                Piece::Added(s) => out.push_str(&s[lo..hi]),
-            }
+            out.push_str(&self.piece_text(&self.pieces[i])[lo..hi]);
             i += 1;
         }
         out
@@ -130,10 +184,7 @@ impl<'o> Doc<'o> {
     pub fn byte_at(&self, at: usize) -> u8 {
         let i = self.piece_at(at);
         let off = at - self.starts[i];
-        match &self.pieces[i] {
-            Piece::Orig(r) => self.original.as_bytes()[r.start + off],
-            Piece::Added(s) => s.as_bytes()[off],
-        }
+        self.piece_text(&self.pieces[i]).as_bytes()[off]
     }
 
     /// The original offset of current offset `at`: itself mapped back when
@@ -143,34 +194,149 @@ impl<'o> Doc<'o> {
         match self.pieces.get(i) {
             None => 0,
             Some(Piece::Orig(r)) => r.start + (at - self.starts[i]).min(r.len()),
-            Some(Piece::Added(_)) => self.pieces[..i]
-                .iter()
-                .rev()
-                .find_map(|p| match p {
-                    Piece::Orig(r) => Some(r.end),
-                    Piece::Added(_) => None,
-                })
-                .unwrap_or(0),
+            Some(Piece::Added(_)) => {
+                // The original piece before it, found among the original
+                // pieces (in order) rather than by walking back.
+                let k = self.orig_pieces.partition_point(|&j| j < i);
+                k.checked_sub(1)
+                    .map_or(0, |k| self.orig_range(self.orig_pieces[k]).end)
+            }
         }
     }
 
-    /// Every current occurrence of `needle`, given `orig_hits`: the start of
-    /// every occurrence of the same needle in the original text.
-    pub fn find(&self, needle: &str, orig_hits: &[usize]) -> Vec<usize> {
+    /// Every current occurrence of `needle`, given `orig`: its hits in
+    /// the original text. With `lines`, the caller keeps only whole-line
+    /// matches (a line start, then a line end): other occurrences may be
+    /// left out.
+    pub fn find(&self, needle: &str, orig: &OrigHits, lines: bool) -> Vec<usize> {
         if needle.is_empty() {
             return Vec::new();
         }
         if !self.is_edited() {
-            return orig_hits.to_vec();
+            return orig.full.clone();
         }
-        let mut hits: Vec<usize> = orig_hits
+        let mut hits: Vec<usize> = orig
+            .full
             .iter()
             .filter_map(|&s| self.map_orig(s, needle.len()))
             .collect();
-        hits.extend(self.find_near_changes(needle));
+        // A one-line needle's first line is itself.
+        let first_line = match &orig.first_line {
+            _ if !needle.contains('\n') => Some(&orig.full),
+            first_line => first_line.as_ref(),
+        };
+        match first_line {
+            Some(first_line) if lines => hits.extend(self.line_candidates(needle, first_line)),
+            _ => hits.extend(self.find_near_changes(needle, lines)),
+        }
         hits.sort_unstable();
         hits.dedup();
         hits
+    }
+
+    /// The whole-line occurrences of a line needle that the mapped
+    /// original hits miss, from its first line's places rather than from
+    /// the text near every change: O(pieces + places) per search, not
+    /// O(changes × needle). A whole-line occurrence at `p` has its first
+    /// line (up to its `\n`, or the end of the text):
+    /// - inside one original piece, not at its start: an original line,
+    ///   one of `first_line` (the original line starts holding it);
+    /// - inside one added piece, not at its start: a line of the added
+    ///   text's table ([`AddedLines`]);
+    /// - starting at a piece's start, or crossing a piece boundary or a
+    ///   cut end of the text: the line at or around that boundary, looked
+    ///   at directly.
+    ///
+    /// Each candidate is compared with the needle in full.
+    fn line_candidates(&self, needle: &str, first_line: &[usize]) -> Vec<usize> {
+        let bytes = needle.as_bytes();
+        let n = bytes.len();
+        let first = &bytes[..memchr::memchr(b'\n', bytes).unwrap_or(n)];
+        let mut candidates: Vec<usize> = first_line
+            .iter()
+            .filter_map(|&o| self.map_orig(o, first.len()))
+            .collect();
+        let mut lines = self.added_lines.borrow_mut();
+        lines.update(&self.added, &self.insertions);
+        let at = lines.starts_of(first);
+        for (i, piece) in self.pieces.iter().enumerate() {
+            let s = self.starts[i];
+            self.boundary_candidates(s, first.len(), &mut candidates);
+            if let Piece::Added(r) = piece {
+                let from = at.partition_point(|&a| a < r.start);
+                for &a in at[from..].iter().take_while(|&&a| a < r.end) {
+                    candidates.push(s + (a - r.start));
+                }
+            }
+        }
+        // The end of the text, when a cut left a line there without its
+        // end of line.
+        self.boundary_candidates(self.len(), first.len(), &mut candidates);
+        candidates.retain(|&p| self.holds_at(p, bytes));
+        candidates
+    }
+
+    /// The candidates a piece boundary (or the end of the text) at `j`
+    /// gives: `j` when a line starts there, and the start of the line
+    /// that crosses it, if that line may be the first line (`first_len`
+    /// bytes) of an occurrence.
+    fn boundary_candidates(&self, j: usize, first_len: usize, out: &mut Vec<usize>) {
+        if j < self.len() && (j == 0 || self.byte_at(j - 1) == b'\n') {
+            out.push(j);
+        }
+        if j == 0 || self.byte_at(j - 1) == b'\n' {
+            return;
+        }
+        // The line crossing `j` starts at most `first_len` bytes (and a
+        // `\r`) before it, or it is longer than the needle's first line.
+        let floor = j.saturating_sub(first_len + 2);
+        if let Some(p) = self.line_start_after(floor, j - 1) {
+            out.push(p);
+        }
+    }
+
+    /// The start of the line holding current offset `at`, if it is after
+    /// `floor` (or at the start of the text): the byte after the last
+    /// `\n` in `floor..at`, searched piece by piece.
+    fn line_start_after(&self, floor: usize, at: usize) -> Option<usize> {
+        let mut i = self.piece_at(at);
+        let mut end = at;
+        loop {
+            let start = self.starts[i].max(floor);
+            let text = self.piece_text(&self.pieces[i]).as_bytes();
+            let base = self.starts[i];
+            if let Some(k) = memchr::memrchr(b'\n', &text[start - base..end - base]) {
+                return Some(start + k + 1);
+            }
+            if start == 0 {
+                return Some(0);
+            }
+            if start == floor || i == 0 {
+                return None;
+            }
+            i -= 1;
+            end = start;
+        }
+    }
+
+    /// Does the current text hold `needle` at `at`?
+    fn holds_at(&self, at: usize, needle: &[u8]) -> bool {
+        if at + needle.len() > self.len() {
+            return false;
+        }
+        let mut i = self.piece_at(at);
+        let mut done = 0;
+        while done < needle.len() {
+            let text = self.piece_text(&self.pieces[i]).as_bytes();
+            let off = at + done - self.starts[i];
+            let take = (text.len() - off).min(needle.len() - done);
+            if text[off..off + take] != needle[done..done + take] {
+                return false;
+            }
+            done += take;
+            i += 1;
+        }
+        true
     }
 
     /// Where original bytes `start..start + len` sit now, if untouched.
@@ -192,44 +358,66 @@ impl<'o> Doc<'o> {
         }
     }
 
-    /// Occurrences that touch inserted text or a deletion point.
-    fn find_near_changes(&self, needle: &str) -> Vec<usize> {
-        let reach = needle.len() - 1;
+    /// Occurrences that touch inserted text or a deletion point, from the
+    /// text near every change (for a needle whose first line's places
+    /// are not known). With `lines`, the inside of a big Added piece is
+    /// looked up in the line table rather than scanned: there an
+    /// occurrence that starts a line starts one of the table's lines (see
+    /// [`Doc::big_piece_hits`]). A line needle's original hits are only
+    /// those at a line start and, for one line, before a line end: next
+    /// to a change, where the bytes around an occurrence are no longer
+    /// the original's, the windows reach two bytes further and what they
+    /// find there is kept.
+    fn find_near_changes(&self, needle: &str, lines: bool) -> Vec<usize> {
+        let n = needle.len();
+        let reach = n - 1;
+        // How far before and after a change an occurrence may start.
+        let (before, after) = if lines { (n + 2, n) } else { (reach, reach) };
         let mut windows: Vec<Range<usize>> = Vec::new();
+        let mut big: Vec<usize> = Vec::new();
+        let push = |windows: &mut Vec<Range<usize>>, d: Range<usize>| {
+            let w = self.char_floor(d.start)..self.char_ceil(d.end.min(self.len()));
+            match windows.last_mut() {
+                Some(last) if last.end >= w.start => last.end = last.end.max(w.end),
+                _ => windows.push(w),
+            }
+        };
         for (i, piece) in self.pieces.iter().enumerate() {
             let (start, end) = (self.starts[i], self.starts[i + 1]);
-            let dirty = match piece {
-                Piece::Added(_) => Some(start..end),
+            match piece {
+                Piece::Added(_) if lines && end - start > BIG_ADDED.max(2 * n + 4) => {
+                    // Its two ends (an occurrence that crosses one, or
+                    // starts at its start, or ends at its end or one byte
+                    // before it, before a `\r\n` of the next piece) ...
+                    push(&mut windows, start.saturating_sub(before)..start + n);
+                    push(&mut windows, end - n - 2..end + after);
+                    // ... and its inside, from the table.
+                    big.push(i);
+                }
+                Piece::Added(_) => push(&mut windows, start.saturating_sub(before)..end + after),
                 Piece::Orig(r) => {
                     // A junction with the previous original piece is a deletion point.
                     let joined =
                         i > 0 && matches!(&self.pieces[i - 1], Piece::Orig(p) if p.end != r.start);
                     let cut_start = i == 0 && r.start != 0;
-                    (joined || cut_start).then_some(start..start)
-                }
-            };
-            if let Some(d) = dirty {
-                let w = self.char_floor(d.start.saturating_sub(reach))
-                    ..self.char_ceil((d.end + reach).min(self.len()));
-                match windows.last_mut() {
-                    Some(last) if last.end >= w.start => last.end = last.end.max(w.end),
-                    _ => windows.push(w),
+                    if joined || cut_start {
+                        push(&mut windows, start.saturating_sub(before)..start + after);
+                    }
                 }
             }
         }
         // The end of the text is a deletion point when the original tail is gone.
         if let Some(Piece::Orig(r)) = self.pieces.last() {
             if r.end != self.original.len() {
-                let w = self.char_floor(self.len().saturating_sub(reach))..self.len();
-                windows.push(w);
+                push(&mut windows, self.len().saturating_sub(before)..self.len());
             }
         }
-        let mut hits = Vec::new();
+        let mut hits = self.big_piece_hits(needle, &big);
         // One searcher for every window (building one costs as much as
         // searching a small window); none when the windows are so small
         // that comparing at each place their first byte matches costs less.
         let total: usize = windows.iter().map(|w| w.len()).sum();
-        let finder = (total.saturating_mul(needle.len()) > NAIVE_SEARCH_BYTES)
+        let finder = (total.saturating_mul(n) > NAIVE_SEARCH_BYTES)
             .then(|| memmem::Finder::new(needle.as_bytes()));
         for w in windows {
             let text = self.slice(w.clone());
@@ -239,8 +427,46 @@ impl<'o> Doc<'o> {
             };
             for pos in found {
                 let start = w.start + pos;
-                if !self.inside_one_orig_piece(start, needle.len()) {
+                let mapped = match lines {
+                    true => self.well_inside_one_orig_piece(start, n),
+                    false => self.inside_one_orig_piece(start, n),
+                };
+                if !mapped {
                     hits.push(start);
+                }
+            }
+        }
+        hits
+    }
+
+    /// The occurrences of `needle` that start a line of the added text
+    /// inside the big Added pieces `big` (indices) and end in the same
+    /// piece. An occurrence inside a piece that starts a line of the
+    /// current text and is not at the piece's start follows a `\n` of the
+    /// piece: it starts a line of the table, whose text, up to its `\n`,
+    /// is the needle's first line — or the whole needle, ending where the
+    /// line's insertion ended, unless a later edit cut the piece short
+    /// there, and then the occurrence ends at the piece's end or one byte
+    /// before it: in the window searched there.
+    fn big_piece_hits(&self, needle: &str, big: &[usize]) -> Vec<usize> {
+        if big.is_empty() {
+            return Vec::new();
+        }
+        let mut lines = self.added_lines.borrow_mut();
+        lines.update(&self.added, &self.insertions);
+        let bytes = needle.as_bytes();
+        let first = &bytes[..memchr::memchr(b'\n', bytes).unwrap_or(bytes.len())];
+        let at = lines.starts_of(first);
+        let added = self.added.as_bytes();
+        let mut hits = Vec::new();
+        for &i in big {
+            let Piece::Added(r) = &self.pieces[i] else {
+                continue;
+            };
+            let from = at.partition_point(|&a| a < r.start);
+            for &a in at[from..].iter().take_while(|&&a| a < r.end) {
+                if a + bytes.len() <= r.end && added[a..].starts_with(bytes) {
+                    hits.push(self.starts[i] + (a - r.start));
                 }
             }
         }
@@ -269,6 +495,17 @@ impl<'o> Doc<'o> {
         matches!(self.pieces.get(i), Some(Piece::Orig(_))) && start + len <= self.starts[i + 1]
     }
 
+    /// Does current `start..start + len` lie inside one original piece,
+    /// not at its start and two bytes or more before its end? Then the
+    /// bytes a line hit's filter looked at are the original's, and the
+    /// original hits hold it if it is a line hit.
+    fn well_inside_one_orig_piece(&self, start: usize, len: usize) -> bool {
+        let i = self.piece_at(start);
+        matches!(self.pieces.get(i), Some(Piece::Orig(_)))
+            && start > self.starts[i]
+            && start + len + 2 <= self.starts[i + 1]
+    }
+
     /// Index of the piece holding current offset `at` (the last piece for
     /// the end offset).
     fn piece_at(&self, at: usize) -> usize {
@@ -276,77 +513,122 @@ impl<'o> Doc<'o> {
         i.saturating_sub(1).min(self.pieces.len().saturating_sub(1))
     }
 
-    /// Replaces current `range` by `text`.
+    /// Replaces current `range` by `text`: the pieces it touches are
+    /// spliced in place, and only the pieces after them are renumbered
+    /// (sequential edits down a file touch the last few pieces only).
     pub fn replace(&mut self, range: Range<usize>, text: &str) {
-        let mut out: Vec<Piece> = Vec::with_capacity(self.pieces.len() + 2);
-        let mut inserted = false;
-        for (i, piece) in self.pieces.iter().enumerate() {
-            let (ps, pe) = (self.starts[i], self.starts[i + 1]);
-            if pe <= range.start {
-                out.push(piece.clone());
-                continue;
-            }
-            // The piece reaches past the range start: keep what lies
-            // before the range, insert once, keep what lies after it.
-            if ps < range.start {
-                out.push(cut(piece, 0..range.start - ps));
-            }
-            if !inserted {
-                push_added(&mut out, text);
-                inserted = true;
-            }
-            if pe > range.end {
-                out.push(cut(piece, range.end.max(ps) - ps..pe - ps));
+        let count = self.pieces.len();
+        // The pieces `lo..hi` overlap the range (none for an insertion at
+        // a piece boundary: it goes before piece `lo`).
+        let lo = self.starts[1..].partition_point(|&end| end <= range.start);
+        let hi = self.starts[..count]
+            .partition_point(|&s| s < range.end)
+            .max(lo);
+        let mut middle: Vec<Piece> = Vec::with_capacity(3);
+        if lo < count && self.starts[lo] < range.start {
+            middle.push(cut(&self.pieces[lo], 0..range.start - self.starts[lo]));
+        }
+        if !text.is_empty() {
+            let at = self.added.len();
+            self.added.push_str(text);
+            self.insertions.push(at);
+            middle.push(Piece::Added(at..self.added.len()));
+        }
+        if hi > lo && self.starts[hi] > range.end {
+            let last = hi - 1;
+            let ps = self.starts[last];
+            middle.push(cut(
+                &self.pieces[last],
+                range.end.max(ps) - ps..self.starts[hi] - ps,
+            ));
+        }
+        // Neighbours that continue each other are joined (see `joins`).
+        let from = lo.saturating_sub(1);
+        let upto = (hi + 1).min(count);
+        let mut local: Vec<Piece> = Vec::with_capacity(middle.len() + 2);
+        for piece in self.pieces[from..lo]
+            .iter()
+            .cloned()
+            .chain(middle)
+            .chain(self.pieces[hi..upto].iter().cloned())
+        {
+            match local.last_mut() {
+                Some(last) if self.joins(last, &piece) => grow(last, &piece),
+                _ => local.push(piece),
             }
         }
-        if !inserted {
-            push_added(&mut out, text);
-        }
-        self.pieces = coalesce(out);
-        self.reindex();
+        self.pieces.splice(from..upto, local);
+        self.reindex_from(from);
     }
 
     /// Replaces several disjoint current ranges at once, as replacing
     /// each (from the last) would, in one pass over the pieces: a group of
-    /// ten thousand hunks would otherwise copy the piece list per hunk.
+    /// ten thousand hunks would otherwise splice the piece list per hunk.
     /// `edits` are sorted by start and do not overlap.
     pub fn replace_disjoint(&mut self, edits: &[(Range<usize>, &str)]) {
         let mut out: Vec<Piece> = Vec::with_capacity(self.pieces.len() + 2 * edits.len());
-        // The pieces' text from `from` to `to` (current offsets, `from`
-        // not before the previous call's `to`); `k` only moves forward.
+        // `k` only moves forward: each range kept starts at or after the
+        // previous one's end.
         let mut k = 0;
-        let mut keep = |out: &mut Vec<Piece>, from: usize, to: usize| {
-            while k < self.pieces.len() && self.starts[k + 1] <= from {
-                k += 1;
-            }
-            while k < self.pieces.len() && self.starts[k] < to {
-                let (ps, pe) = (self.starts[k], self.starts[k + 1]);
-                let (a, b) = (from.max(ps) - ps, to.min(pe) - ps);
-                if a < b {
-                    out.push(cut(&self.pieces[k], a..b));
-                }
-                if pe > to {
-                    break;
-                }
-                k += 1;
-            }
-        };
         let mut at = 0;
         for (range, text) in edits {
-            keep(&mut out, at, range.start);
-            push_added(&mut out, text);
+            keep_range(
+                &self.pieces,
+                &self.starts,
+                &mut k,
+                &mut out,
+                at..range.start,
+            );
+            if !text.is_empty() {
+                let start = self.added.len();
+                self.added.push_str(text);
+                self.insertions.push(start);
+                out.push(Piece::Added(start..self.added.len()));
+            }
             at = range.end;
         }
-        keep(&mut out, at, self.len());
-        self.pieces = coalesce(out);
-        self.reindex();
+        keep_range(&self.pieces, &self.starts, &mut k, &mut out, at..self.len());
+        // Neighbours that continue each other are joined (see `joins`).
+        let mut joined: Vec<Piece> = Vec::with_capacity(out.len());
+        for piece in out {
+            match joined.last_mut() {
+                Some(last) if self.joins(last, &piece) => grow(last, &piece),
+                _ => joined.push(piece),
+            }
+        }
+        self.pieces = joined;
+        self.reindex_from(0);
     }
 
-    fn reindex(&mut self) {
-        self.starts.clear();
-        self.orig_pieces.clear();
-        let mut at = 0;
-        for (i, p) in self.pieces.iter().enumerate() {
+    /// Whether piece `b` continues piece `a` and may be joined with it.
+    /// Original pieces always are, so that a piece boundary always marks
+    /// a change (an exact search relies on it: a match across two
+    /// contiguous original pieces would be missed). Added pieces only when
+    /// `a` ends a line: the line table keys each line by its text up to
+    /// the end of its insertion, which must not continue in the next.
+    fn joins(&self, a: &Piece, b: &Piece) -> bool {
+        match (a, b) {
+            (Piece::Orig(a), Piece::Orig(b)) => a.end == b.start,
+            (Piece::Added(a), Piece::Added(b)) => {
+                a.end == b.start && (a.is_empty() || self.added.as_bytes()[a.end - 1] == b'\n')
+            }
+            _ => false,
+        }
+    }
+
+    /// Recomputes the start offsets and the original pieces' list from
+    /// piece `from` on.
+    fn reindex_from(&mut self, from: usize) {
+        self.starts.truncate(from);
+        let keep = self.orig_pieces.partition_point(|&i| i < from);
+        self.orig_pieces.truncate(keep);
+        let mut at = if from == 0 {
+            0
+        } else {
+            // `starts[from]` before truncation: the previous piece's end.
+            self.starts[from - 1] + self.pieces[from - 1].len()
+        };
+        for (i, p) in self.pieces.iter().enumerate().skip(from) {
             if matches!(p, Piece::Orig(_)) {
                 self.orig_pieces.push(i);
             }
@@ -375,10 +657,13 @@ impl<'o> Doc<'o> {
                     }
                     orig_at = r.end;
                 }
-                Piece::Added(s) => match &mut pending {
-                    Some(e) => e.text.push_str(s),
-                    None => pending = Some(TextEdit::insert(orig_at, s.clone())),
-                },
+                Piece::Added(r) => {
+                    let s = &self.added[r.clone()];
+                    match &mut pending {
+                        Some(e) => e.text.push_str(s),
+                        None => pending = Some(TextEdit::insert(orig_at, s)),
+                    }
+                }
             }
         }
         if orig_at < self.original.len() || pending.is_some() {
@@ -389,6 +674,53 @@ impl<'o> Doc<'o> {
             edits.push(e);
         }
         edits
+    }
+}
+
+/// A line's text as a table key: without one `\r` at its end (a needle's
+/// first line in a CRLF file ends in `\r`, a one-line needle does not).
+fn line_key(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+impl AddedLines {
+    /// Adds the lines of the insertions made since the last update: a
+    /// line starts at each insertion's start and after each `\n`, and
+    /// ends at its `\n` or at its insertion's end (`insertions`: where
+    /// each insertion of `added` starts, in order).
+    fn update(&mut self, added: &str, insertions: &[usize]) {
+        let bytes = added.as_bytes();
+        let first = insertions.partition_point(|&s| s < self.upto);
+        for (k, &start) in insertions.iter().enumerate().skip(first) {
+            let end = insertions.get(k + 1).copied().unwrap_or(bytes.len());
+            let mut at = start;
+            while at < end {
+                let stop = memchr::memchr(b'\n', &bytes[at..end]).map_or(end, |p| at + p);
+                let hash = xxhash_rust::xxh3::xxh3_64(line_key(&bytes[at..stop]));
+                let k = self.lines.len();
+                let previous = self.table.insert(hash, k).unwrap_or(usize::MAX);
+                self.lines.push((at, previous));
+                at = stop + 1;
+            }
+        }
+        self.upto = bytes.len();
+    }
+
+    /// The offsets of the lines whose text is `line`'s (by hash), in order.
+    fn starts_of(&self, line: &[u8]) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut k = self
+            .table
+            .get(&xxhash_rust::xxh3::xxh3_64(line_key(line)))
+            .copied()
+            .unwrap_or(usize::MAX);
+        while k != usize::MAX {
+            let (at, previous) = self.lines[k];
+            out.push(at);
+            k = previous;
+        }
+        out.reverse();
+        out
     }
 }
 
@@ -436,24 +768,37 @@ fn is_continuation(byte: u8) -> bool {
     byte & 0xC0 == 0x80
 }
 
-/// Joins neighbouring pieces that continue each other, so that a piece
-/// boundary always marks a change (an exact search relies on it: a match
-/// across two contiguous original pieces would be missed).
-fn coalesce(pieces: Vec<Piece>) -> Vec<Piece> {
-    let mut out: Vec<Piece> = Vec::with_capacity(pieces.len());
-    for piece in pieces {
-        match (out.last_mut(), piece) {
-            (Some(Piece::Orig(last)), Piece::Orig(r)) if last.end == r.start => last.end = r.end,
-            (Some(Piece::Added(last)), Piece::Added(s)) => last.push_str(&s),
-            (_, piece) => out.push(piece),
-        }
+/// Pushes the parts of `pieces` (current offsets `starts`) that cover
+/// current range `range`, from piece `k` on; leaves `k` at the last piece
+/// it reached.
+fn keep_range(
+    pieces: &[Piece],
+    starts: &[usize],
+    k: &mut usize,
+    out: &mut Vec<Piece>,
+    range: Range<usize>,
+) {
+    while *k < pieces.len() && starts[*k + 1] <= range.start {
+        *k += 1;
     }
-    out
+    while *k < pieces.len() && starts[*k] < range.end {
+        let (ps, pe) = (starts[*k], starts[*k + 1]);
+        let (a, b) = (range.start.max(ps) - ps, range.end.min(pe) - ps);
+        if a < b {
+            out.push(cut(&pieces[*k], a..b));
+        }
+        if pe > range.end {
+            break;
+        }
+        *k += 1;
+    }
 }
 
-fn push_added(out: &mut Vec<Piece>, text: &str) {
-    if !text.is_empty() {
-        out.push(Piece::Added(text.to_string()));
+/// Makes `a` cover `b` too (`b` continues it: [`Doc::joins`]).
+fn grow(a: &mut Piece, b: &Piece) {
+    match (a, b) {
+        (Piece::Orig(a), Piece::Orig(b)) | (Piece::Added(a), Piece::Added(b)) => a.end = b.end,
+        _ => {}
     }
 }
 
@@ -461,7 +806,7 @@ fn push_added(out: &mut Vec<Piece>, text: &str) {
 fn cut(piece: &Piece, range: Range<usize>) -> Piece {
     match piece {
         Piece::Orig(r) => Piece::Orig(r.start + range.start..r.start + range.end),
-        Piece::Added(s) => Piece::Added(s[range].to_string()),
+        Piece::Added(r) => Piece::Added(r.start + range.start..r.start + range.end),
     }
 }
 
@@ -504,7 +849,6 @@ mod tests {
             }
             b.replace_disjoint(&edits);
             assert_eq!(a.text(), b.text());
-            assert_eq!(a.pieces, b.pieces, "{edits:?}");
             assert_eq!(a.edits(), b.edits());
         }
     }
@@ -536,6 +880,68 @@ mod tests {
     }
     use crate::plan::TextEdits;
 
+    fn full(hits: Vec<usize>) -> OrigHits {
+        OrigHits {
+            full: hits,
+            first_line: None,
+        }
+    }
+
+    /// A line needle's original hits as `resolve/hits.rs` gives them,
+    /// computed plainly: occurrences at a line start (one line: before a
+    /// line end), and the line starts holding its first line.
+    fn line_hits(original: &str, needle: &str, with_first_line: bool) -> OrigHits {
+        let b = original.as_bytes();
+        let full = find_overlapping(b, needle.as_bytes())
+            .into_iter()
+            .filter(|&s| {
+                let rest = &b[s + needle.len()..];
+                (s == 0 || b[s - 1] == b'\n')
+                    && (needle.contains('\n')
+                        || rest.is_empty()
+                        || rest.starts_with(b"\n")
+                        || rest.starts_with(b"\r\n"))
+            })
+            .collect();
+        let first = needle.split('\n').next().unwrap_or("");
+        let first = first.strip_suffix('\r').unwrap_or(first);
+        let mut starts = vec![0];
+        starts.extend(memchr::memchr_iter(b'\n', b).map(|i| i + 1));
+        let first_line = starts
+            .into_iter()
+            .filter(|&s| s < b.len() || s == 0)
+            .filter(|&s| {
+                let line = original[s..].split('\n').next().unwrap_or("");
+                line.strip_suffix('\r').unwrap_or(line) == first
+            })
+            .collect();
+        OrigHits {
+            full,
+            first_line: with_first_line.then_some(first_line),
+        }
+    }
+
+    /// A line needle whose occurrence starts where a deletion cut an
+    /// original line: the original's line hits do not hold it (it was
+    /// not at a line start there), yet it is a whole-line match now —
+    /// and a second one, so the search is ambiguous.
+    #[test]
+    fn a_cut_line_start_is_found() {
+        let original = "xxabc\nfoo\nabc\nfoo\n";
+        for with_first_line in [false, true] {
+            let mut doc = Doc::new(original);
+            doc.replace(0..2, "");
+            let hits = line_hits(original, "abc\nfoo", with_first_line);
+            assert_eq!(hits.full, [10]);
+            assert_eq!(doc.find("abc\nfoo", &hits, true), [0, 8]);
+            // A cut line end: "ab" is a whole line now.
+            let mut doc = Doc::new("ab\nabc\n");
+            doc.replace(5..6, "");
+            let hits = line_hits("ab\nabc\n", "ab", with_first_line);
+            assert_eq!(doc.find("ab", &hits, true), [0, 3]);
+        }
+    }
+
     fn all_hits(text: &str, needle: &str) -> Vec<usize> {
         memmem::find_iter(text.as_bytes(), needle.as_bytes()).collect()
     }
@@ -561,11 +967,11 @@ mod tests {
         let hits = all_hits(original, "x = 1");
         doc.replace(6..11, "x = 1");
         assert_eq!(doc.text(), "x = 1\nx = 1\nx = 1\n");
-        assert_eq!(doc.find("x = 1", &hits), vec![0, 6, 12]);
+        assert_eq!(doc.find("x = 1", &full(hits), false), vec![0, 6, 12]);
         // A deletion joins text into a new occurrence.
         let mut doc = Doc::new("ab--cd");
         doc.replace(2..4, "");
-        assert_eq!(doc.find("bc", &[]), vec![1]);
+        assert_eq!(doc.find("bc", &full(vec![]), false), vec![1]);
     }
 
     #[test]
@@ -574,8 +980,11 @@ mod tests {
         let mut doc = Doc::new(original);
         let at = original.find("one").unwrap();
         doc.replace(at..at + 3, "1");
-        assert_eq!(doc.find("二行 line", &[]), Vec::<usize>::new());
-        assert_eq!(doc.find("e 1\n第", &[]), vec![at - 2]);
+        assert_eq!(
+            doc.find("二行 line", &full(vec![]), false),
+            Vec::<usize>::new()
+        );
+        assert_eq!(doc.find("e 1\n第", &full(vec![]), false), vec![at - 2]);
     }
 
     #[test]
@@ -592,5 +1001,76 @@ mod tests {
         let mut doc = Doc::new("");
         doc.replace(0..0, "new");
         assert_eq!(doc.text(), "new");
+    }
+
+    /// Random edits on a doc and on a plain `String` side by side: same
+    /// text, same edits, and `find` gives what a plain search of the
+    /// text gives (for a line needle: at least every whole-line
+    /// occurrence). Inserted texts are many short lines, so that big
+    /// Added pieces (searched through the line table) grow, are cut and
+    /// joined.
+    #[test]
+    fn random_edits_match_a_plain_string() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let words = ["a", "b", "ab", "x = 1", "", "  b", "a\r"];
+        let line = |next: &mut dyn FnMut(usize) -> usize| {
+            let mut l = String::from(words[next(words.len())]);
+            l.push('\n');
+            l
+        };
+        for round in 0..16 {
+            let original: String = (0..200).map(|_| line(&mut next)).collect();
+            let mut doc = Doc::new(&original);
+            let mut plain = original.clone();
+            for _ in 0..40 {
+                let len = plain.len();
+                let start = next(len + 1);
+                let end = (start + next(12)).min(len);
+                let lines = if next(4) == 0 {
+                    1500 + next(1500)
+                } else {
+                    next(4)
+                };
+                let mut text: String = (0..lines).map(|_| line(&mut next)).collect();
+                if round % 2 == 1 && !text.is_empty() && next(2) == 0 {
+                    text.pop();
+                }
+                doc.replace(start..end, &text);
+                plain.replace_range(start..end, &text);
+                assert_eq!(doc.text(), plain);
+                let needle_lines = 1 + next(3);
+                let needle: String = (0..needle_lines)
+                    .map(|_| line(&mut next))
+                    .collect::<String>();
+                let needle = needle.strip_suffix('\n').unwrap_or(&needle);
+                if needle.is_empty() {
+                    continue;
+                }
+                let orig_hits = full(find_overlapping(original.as_bytes(), needle.as_bytes()));
+                let all = find_overlapping(plain.as_bytes(), needle.as_bytes());
+                assert_eq!(doc.find(needle, &orig_hits, false), all, "{needle:?}");
+                let found = doc.find(needle, &line_hits(&original, needle, next(2) == 0), true);
+                let b = plain.as_bytes();
+                let whole_lines = |at: usize| {
+                    let end = at + needle.len();
+                    (at == 0 || b[at - 1] == b'\n')
+                        && (end == b.len()
+                            || b[end] == b'\n'
+                            || (b[end] == b'\r' && b.get(end + 1) == Some(&b'\n')))
+                };
+                for &at in all.iter().filter(|&&at| whole_lines(at)) {
+                    assert!(found.contains(&at), "{needle:?} at {at}");
+                }
+                assert!(found.iter().all(|at| all.contains(at)), "{needle:?}");
+            }
+            let edits = TextEdits::new(doc.edits()).unwrap();
+            assert_eq!(edits.apply(&original), plain);
+        }
     }
 }

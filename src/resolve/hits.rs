@@ -15,7 +15,7 @@ use std::hash::BuildHasherDefault;
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use memchr::memchr_iter;
 
-use super::doc;
+use super::doc::{self, OrigHits};
 use crate::model::MatchUnit;
 use crate::text::hashed::PrecomputedHasher;
 
@@ -36,9 +36,13 @@ const DFA_MAX_NEEDLES: usize = 256;
 /// substring needle is searched on its own instead of through an automaton.
 const PER_NEEDLE_SCAN_BYTES: usize = 8 << 20;
 
+/// At most this many places of a needle's first line are kept (beyond,
+/// the text near every change is searched instead: [`OrigHits`]).
+const FIRST_LINE_CAP: usize = 256;
+
 /// Every needle's hits in `original`, keyed by edit: byte offsets, in
 /// order; for a line needle only offsets at a line start.
-pub fn find(original: &str, needles: &[Needle]) -> HashMap<usize, Vec<usize>> {
+pub fn find(original: &str, needles: &[Needle]) -> HashMap<usize, OrigHits> {
     let mut out = HashMap::with_capacity(needles.len());
     let (lines, substrings): (Vec<&Needle>, Vec<&Needle>) =
         needles.iter().partition(|n| n.unit == MatchUnit::Lines);
@@ -51,7 +55,7 @@ pub fn find(original: &str, needles: &[Needle]) -> HashMap<usize, Vec<usize>> {
                 .into_iter()
                 .filter(|&s| is_line_hit(original.as_bytes(), s, n.text.as_bytes()))
                 .collect();
-            out.insert(n.edit, hits);
+            out.insert(n.edit, full(hits));
         }
     } else {
         out.extend(line_starts(original, &lines));
@@ -62,13 +66,28 @@ pub fn find(original: &str, needles: &[Needle]) -> HashMap<usize, Vec<usize>> {
         for n in substrings {
             out.insert(
                 n.edit,
-                doc::find_overlapping(original.as_bytes(), n.text.as_bytes()),
+                full(doc::find_overlapping(
+                    original.as_bytes(),
+                    n.text.as_bytes(),
+                )),
             );
         }
     } else {
-        out.extend(automaton(original, &substrings));
+        out.extend(
+            automaton(original, &substrings)
+                .into_iter()
+                .map(|(edit, hits)| (edit, full(hits))),
+        );
     }
     out
+}
+
+/// Hits without the places of the first line.
+fn full(hits: Vec<usize>) -> OrigHits {
+    OrigHits {
+        full: hits,
+        first_line: None,
+    }
 }
 
 /// Whether `needle` at `s` starts at a line start and holds its first
@@ -94,8 +113,10 @@ fn key(line: &[u8]) -> &[u8] {
 
 /// Line needles through one pass over the original's lines: a line whose
 /// length and hash are some needle's first line's is checked against that
-/// needle in full.
-fn line_starts(original: &str, needles: &[&Needle]) -> Vec<(usize, Vec<usize>)> {
+/// needle in full. The places of a needle of several lines whose first
+/// line matches are kept too (up to [`FIRST_LINE_CAP`]): once the file is
+/// edited, they are where an occurrence the edits made may start.
+fn line_starts(original: &str, needles: &[&Needle]) -> Vec<(usize, OrigHits)> {
     let bytes = original.as_bytes();
     fn first_line(n: &Needle) -> &[u8] {
         let t = n.text.as_bytes();
@@ -120,6 +141,10 @@ fn line_starts(original: &str, needles: &[&Needle]) -> Vec<(usize, Vec<usize>)> 
             .push(k);
     }
     let mut hits: Vec<Vec<usize>> = vec![Vec::new(); needles.len()];
+    let mut first_lines: Vec<Option<Vec<usize>>> = needles
+        .iter()
+        .map(|n| n.text.contains('\n').then(Vec::new))
+        .collect();
     let mut start = 0;
     let ends = memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len()));
     for end in ends {
@@ -127,7 +152,19 @@ fn line_starts(original: &str, needles: &[&Needle]) -> Vec<(usize, Vec<usize>)> 
         if lengths.get(line.len()).copied().unwrap_or(false) {
             if let Some(ks) = table.get(&xxhash_rust::xxh3::xxh3_64(line)) {
                 for &k in ks {
-                    if bytes[start..].starts_with(needles[k].text.as_bytes()) {
+                    let needle = needles[k].text.as_bytes();
+                    // The first line's places (not for one line: its
+                    // hits are its places), checked in full: the hash
+                    // may collide.
+                    if let Some(places) = &mut first_lines[k] {
+                        if line == first_line(needles[k]) {
+                            places.push(start);
+                            if places.len() > FIRST_LINE_CAP {
+                                first_lines[k] = None;
+                            }
+                        }
+                    }
+                    if bytes[start..].starts_with(needle) {
                         hits[k].push(start);
                     }
                 }
@@ -138,7 +175,11 @@ fn line_starts(original: &str, needles: &[&Needle]) -> Vec<(usize, Vec<usize>)> 
             break;
         }
     }
-    needles.iter().map(|n| n.edit).zip(hits).collect()
+    needles
+        .iter()
+        .zip(hits.into_iter().zip(first_lines))
+        .map(|(n, (full, first_line))| (n.edit, OrigHits { full, first_line }))
+        .collect()
 }
 
 /// Substring needles through one Aho-Corasick scan over their first bytes
@@ -246,7 +287,10 @@ mod tests {
                 };
                 let refs: Vec<&Needle> = needles.iter().collect();
                 let scanned: HashMap<usize, Vec<usize>> = match unit {
-                    MatchUnit::Lines => line_starts(&text, &refs).into_iter().collect(),
+                    MatchUnit::Lines => line_starts(&text, &refs)
+                        .into_iter()
+                        .map(|(edit, hits)| (edit, hits.full))
+                        .collect(),
                     MatchUnit::Substring => automaton(&text, &refs).into_iter().collect(),
                 };
                 for n in &needles {
@@ -259,7 +303,29 @@ mod tests {
                 }
                 let found = find(&text, &needles);
                 for n in &needles {
-                    assert_eq!(found[&n.edit], plain(n), "{unit:?} {:?}", n.text);
+                    assert_eq!(found[&n.edit].full, plain(n), "{unit:?} {:?}", n.text);
+                }
+                // The first line's places: every line start whose line,
+                // without its `\r`, is the needle's first line.
+                if unit == MatchUnit::Lines {
+                    for (edit, hits) in line_starts(&text, &refs) {
+                        let n = &needles[edit];
+                        let Some(places) = hits.first_line else {
+                            assert!(!n.text.contains('\n'), "{:?}", n.text);
+                            continue;
+                        };
+                        let first = n.text.split('\n').next().unwrap();
+                        let first = first.strip_suffix('\r').unwrap_or(first);
+                        let mut at = 0;
+                        let mut want = Vec::new();
+                        for line in text.split('\n') {
+                            if line.strip_suffix('\r').unwrap_or(line) == first {
+                                want.push(at);
+                            }
+                            at += line.len() + 1;
+                        }
+                        assert_eq!(places, want, "{:?} in {text:?}", n.text);
+                    }
                 }
             }
         }

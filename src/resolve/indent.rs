@@ -25,6 +25,27 @@ pub enum Style {
 /// At most this many bytes of a file are read to infer its style.
 const SAMPLE_BYTES: usize = 256 * 1024;
 
+/// A file's style, inferred on first use: most exact edits never need
+/// it (a search with an indented line shows the payload's style itself),
+/// and inferring it is a pass over the file.
+#[derive(Clone, Copy, Debug)]
+pub struct LazyStyle<'a> {
+    text: &'a str,
+    cell: &'a std::cell::OnceCell<Style>,
+}
+
+impl<'a> LazyStyle<'a> {
+    /// The style of `text`, kept in `cell` once inferred.
+    pub fn new(text: &'a str, cell: &'a std::cell::OnceCell<Style>) -> LazyStyle<'a> {
+        LazyStyle { text, cell }
+    }
+
+    /// The style ([`Style::infer`]).
+    pub fn get(self) -> Style {
+        *self.cell.get_or_init(|| Style::infer(self.text))
+    }
+}
+
 impl Style {
     /// The style of `text`: tabs when more indented lines start with a tab
     /// than with two or more spaces; the space unit is the most common

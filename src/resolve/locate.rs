@@ -9,7 +9,7 @@ use std::ops::Range;
 use std::time::Instant;
 
 use super::blank_lines;
-use super::doc::Doc;
+use super::doc::{Doc, OrigHits};
 use super::hints::{choose, choose_window, HINT_CLEAR, HINT_NEAR};
 use super::indent::{self, Style};
 use super::line_numbers;
@@ -92,8 +92,8 @@ pub struct Locator<'a> {
     pub config: &'a ResolveConfig,
     /// The file's line ending.
     pub line_ending: LineEnding,
-    /// The file's indentation style.
-    pub style: Style,
+    /// The file's indentation style (inferred when first needed).
+    pub style: indent::LazyStyle<'a>,
     /// The file's language, when it has a grammar (syntax as evidence).
     pub language: Option<Language>,
 }
@@ -101,7 +101,8 @@ pub struct Locator<'a> {
 /// A search split into lines (without terminators).
 pub fn split_lines(text: &str, unit: MatchUnit) -> Vec<&str> {
     match unit {
-        MatchUnit::Lines => text.lines().collect(),
+        // `lines()`, found with `memchr`.
+        MatchUnit::Lines => crate::text::lines::split(text),
         MatchUnit::Substring => {
             let t = text.strip_suffix('\n').unwrap_or(text);
             if t.is_empty() {
@@ -208,9 +209,9 @@ impl Locator<'_> {
     /// Fast path: exact candidates of a sequential search from the piece
     /// table, without materializing the text. Returns byte ranges of the
     /// needle (whole-line matches only, for line searches).
-    pub fn exact_on_doc(&self, doc: &Doc, r: &Replace, orig_hits: &[usize]) -> Vec<Range<usize>> {
+    pub fn exact_on_doc(&self, doc: &Doc, r: &Replace, orig_hits: &OrigHits) -> Vec<Range<usize>> {
         let needle = self.exact_needle(r);
-        let hits = doc.find(&needle, orig_hits);
+        let hits = doc.find(&needle, orig_hits, r.unit == MatchUnit::Lines);
         hits.into_iter()
             .map(|s| s..s + needle.len())
             .filter(|m| r.unit == MatchUnit::Substring || is_whole_lines(doc, m))
@@ -224,7 +225,7 @@ impl Locator<'_> {
         doc: &Doc,
         r: &Replace,
         format: Format,
-        orig_hits: &[usize],
+        orig_hits: &OrigHits,
         hint: Option<usize>,
     ) -> Result<Vec<Located>, Miss> {
         let exact = self.exact_on_doc(doc, r, orig_hits);
@@ -607,7 +608,7 @@ impl Locator<'_> {
             file,
             search,
             replace,
-            style: self.style,
+            style: self.style.get(),
             kept,
         }
         .lines_with(parses)
@@ -619,11 +620,11 @@ impl Locator<'_> {
         // literal (a Go raw string's text in a tab-indented file) would
         // change the string's text: not a reading to guess. (Tabs to spaces
         // inside a space-indented file's docstring is what its author writes.)
-        if let (Some((language, lines)), Style::Tabs) = (evidence, self.style) {
+        if let (Some((language, lines)), Style::Tabs) = (evidence, self.style.get()) {
             let payload = search.iter().chain(replace).copied();
             let pairs = search.iter().copied().zip(file.iter().copied());
             if base_errors(language, lines) == Some(0)
-                && indent::foreign(self.style, pairs, payload)
+                && indent::foreign(Style::Tabs, pairs, payload)
                 && self.converted_in_string(language, lines, at.clone(), replace, &new_lines)
             {
                 return Err(Miss::Undecided {
@@ -1071,7 +1072,12 @@ impl Locator<'_> {
         located: &Located,
         r: &Replace,
     ) -> Result<(), Miss> {
-        let (Some(language), Style::Tabs) = (self.language, self.style) else {
+        // Nothing converted (the text as written): nothing to check, and
+        // the file's style need not be inferred.
+        if self.language.is_none() || located.text == r.replace {
+            return Ok(());
+        }
+        let (Some(language), Style::Tabs) = (self.language, self.style.get()) else {
             return Ok(());
         };
         fn split(t: &str) -> Vec<&str> {
@@ -1173,7 +1179,7 @@ impl Locator<'_> {
             file,
             search: &s_lines,
             replace: &r_lines,
-            style: self.style,
+            style: self.style.get(),
             kept: &[],
         }
         .lines()
@@ -1190,9 +1196,12 @@ impl Locator<'_> {
     /// written, in the file's indentation style when the payload uses the
     /// other one.
     fn exact_lines(&self, search: &[&str], replace: &[&str]) -> Result<Vec<String>, Miss> {
+        // A search line with an indentation shows the payload writes the
+        // file's own (what `foreign` finds first, without the file's style).
+        let indented = |l: &&str| !l.trim().is_empty() && !indent::indent(l).is_empty();
         let lines = search.iter().chain(replace).copied();
         let pairs = search.iter().map(|s| (*s, *s));
-        if !indent::foreign(self.style, pairs, lines) {
+        if search.iter().any(indented) || !indent::foreign(self.style.get(), pairs, lines) {
             return Ok(replace.iter().map(|l| l.to_string()).collect());
         }
         Build {
@@ -1200,7 +1209,7 @@ impl Locator<'_> {
             file: search,
             search,
             replace,
-            style: self.style,
+            style: self.style.get(),
             kept: &[],
         }
         .lines()
@@ -1340,7 +1349,7 @@ impl Locator<'_> {
         // A string tool's text is literal: converted only when it is whole
         // lines (it starts a line, or with a line break, and ends with one).
         let code_like = (starts_line || r.search.starts_with('\n')) && ends_line;
-        if replace.is_empty() || !code_like || !indent::foreign(self.style, pairs, lines) {
+        if replace.is_empty() || !code_like || !indent::foreign(self.style.get(), pairs, lines) {
             return Ok(self.line_ending.apply(&r.replace));
         }
         let mut new_lines = self.exact_lines(&search, &replace)?;

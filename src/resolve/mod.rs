@@ -129,7 +129,10 @@ fn resolve_text(
     loaded: Option<Arc<SourceText>>,
 ) -> FileResult {
     let original: &str = loaded.as_ref().map_or("", |s| s.text.as_str());
-    let mut file = FileResolver::new(path, original, loaded.is_some(), config, edits);
+    // The indentation style, inferred only if an edit needs it.
+    let style = OnceCell::new();
+    let style = indent::LazyStyle::new(original, &style);
+    let mut file = FileResolver::new(path, original, style, loaded.is_some(), config, edits);
     let mut i = 0;
     while i < edits.len() {
         if std::time::Instant::now() > config.deadline {
@@ -196,11 +199,11 @@ struct FileResolver<'o, 'c> {
     existed: bool,
     renamed_to: Option<WorkspacePath>,
     line_ending: LineEnding,
-    style: indent::Style,
+    style: indent::LazyStyle<'o>,
     language: Option<crate::syntax::Language>,
     config: &'c ResolveConfig,
     /// Original hits of each sequential replace's exact needle, by edit index.
-    orig_hits: std::collections::HashMap<usize, Vec<usize>>,
+    orig_hits: std::collections::HashMap<usize, doc::OrigHits>,
     /// (original 0-based line, line delta) of applied edits, for hints.
     shifts: Vec<(usize, isize)>,
     orig_index: OnceCell<LineIndex>,
@@ -225,10 +228,11 @@ struct Saved<'o> {
     applied: usize,
 }
 
-impl<'o, 'c> FileResolver<'o, 'c> {
+impl<'o: 'c, 'c> FileResolver<'o, 'c> {
     fn new(
         path: &'o WorkspacePath,
         original: &'o str,
+        style: indent::LazyStyle<'o>,
         exists: bool,
         config: &'c ResolveConfig,
         edits: &[&Edit],
@@ -245,7 +249,7 @@ impl<'o, 'c> FileResolver<'o, 'c> {
             existed: exists,
             renamed_to: None,
             line_ending,
-            style: indent::Style::infer(original),
+            style,
             language: crate::syntax::Language::of_path(path.as_str()),
             config,
             orig_hits: Default::default(),
@@ -570,7 +574,7 @@ impl<'o, 'c> FileResolver<'o, 'c> {
         edit: &Edit,
         r: &Replace,
         located: &[Located],
-        hits: &[usize],
+        hits: &doc::OrigHits,
         hint: Option<usize>,
     ) -> Option<EditError> {
         let (Some(_), Some(line_hint), Some(first)) = (hint, r.line_hint, located.first()) else {
@@ -584,7 +588,7 @@ impl<'o, 'c> FileResolver<'o, 'c> {
         let at = self.hinted.iter().position(|&(i, _)| i == edit.index)?;
         let pinned = |&(index, hint): &(usize, usize)| {
             let hits = self.orig_hits.get(&index)?;
-            let [hit] = hits.as_slice() else {
+            let [hit] = hits.full.as_slice() else {
                 return None;
             };
             let line = self.orig_index().line_of(*hit) + 1;

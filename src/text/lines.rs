@@ -80,35 +80,55 @@ pub fn split(text: &str) -> Vec<&str> {
     out
 }
 
-/// Length of the common prefix made of whole lines (ends after a `\n`).
+/// Length of the common prefix made of whole lines (ends after a `\n`):
+/// up to the last `\n` before the first byte that differs.
 pub fn common_prefix(a: &str, b: &str) -> usize {
-    let mut len = 0;
-    for (la, lb) in a.split_inclusive('\n').zip(b.split_inclusive('\n')) {
-        if la != lb || !la.ends_with('\n') {
-            break;
-        }
-        len += la.len();
-    }
-    len
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let same = same_prefix(a, b);
+    memchr::memrchr(b'\n', &a[..same]).map_or(0, |i| i + 1)
 }
 
-/// Length of the common suffix made of whole lines (starts after a `\n`).
+/// Length of the common suffix made of whole lines (starts after a `\n`,
+/// or at the start, in both).
 pub fn common_suffix(a: &str, b: &str) -> usize {
     let (ab, bb) = (a.as_bytes(), b.as_bytes());
-    let mut n = 0;
-    let mut last_boundary = 0;
-    while n < ab.len() && n < bb.len() && ab[ab.len() - 1 - n] == bb[bb.len() - 1 - n] {
-        n += 1;
-        // A suffix that starts right after a '\n' (or at the start of both) is whole lines.
-        let at_a = ab.len() - n;
-        let at_b = bb.len() - n;
-        let line_start_a = at_a == 0 || ab[at_a - 1] == b'\n';
-        let line_start_b = at_b == 0 || bb[at_b - 1] == b'\n';
-        if line_start_a && line_start_b {
-            last_boundary = n;
-        }
+    let same = same_suffix(ab, bb);
+    // All of it, when it starts a line in both.
+    let starts_line = |t: &[u8]| t.len() == same || t[t.len() - same - 1] == b'\n';
+    if starts_line(ab) && starts_line(bb) {
+        return same;
     }
-    last_boundary
+    // Else from just after its first `\n` (the bytes before each line
+    // start inside it are the same in both).
+    let tail = &ab[ab.len() - same..];
+    memchr::memchr(b'\n', tail).map_or(0, |i| same - i - 1)
+}
+
+/// How many leading bytes `a` and `b` share (compared 32 at a time).
+fn same_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + 32 <= n && a[i..i + 32] == b[i..i + 32] {
+        i += 32;
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i
+}
+
+/// How many trailing bytes `a` and `b` share.
+fn same_suffix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[a.len() - n..], &b[b.len() - n..]);
+    let mut i = 0;
+    while i + 32 <= n && a[n - i - 32..n - i] == b[n - i - 32..n - i] {
+        i += 32;
+    }
+    while i < n && a[n - i - 1] == b[n - i - 1] {
+        i += 1;
+    }
+    i
 }
 
 #[cfg(test)]
@@ -132,6 +152,51 @@ mod tests {
     }
 
     use super::*;
+
+    /// The common whole-line prefix and suffix, against plain line-by-line
+    /// definitions, on every pair of a set of short texts.
+    #[test]
+    fn common_prefix_and_suffix_are_whole_lines() {
+        fn prefix(a: &str, b: &str) -> usize {
+            let mut len = 0;
+            for (la, lb) in a.split_inclusive('\n').zip(b.split_inclusive('\n')) {
+                if la != lb || !la.ends_with('\n') {
+                    break;
+                }
+                len += la.len();
+            }
+            len
+        }
+        fn suffix(a: &str, b: &str) -> usize {
+            // The longest common tail that starts a line in both.
+            (0..=a.len().min(b.len()))
+                .rev()
+                .find(|&n| {
+                    let (ta, tb) = (&a[a.len() - n..], &b[b.len() - n..]);
+                    let starts =
+                        |t: &str, n: usize| n == t.len() || t.as_bytes()[t.len() - n - 1] == b'\n';
+                    ta == tb && starts(a, n) && starts(b, n)
+                })
+                .unwrap_or(0)
+        }
+        let pieces = ["", "a", "\n", "ab\n", "x\n", "a\nb", "\n\n", "b\nab\n"];
+        let mut texts = Vec::new();
+        for p in pieces {
+            for q in pieces {
+                for r in ["", "a", "\n", "x\ny\n"] {
+                    texts.push(format!("{p}{q}{r}"));
+                }
+            }
+        }
+        texts.push("0123456789".repeat(10) + "\n" + &"z".repeat(70));
+        texts.push("0123456789".repeat(10) + "\n" + &"z".repeat(69) + "y");
+        for a in &texts {
+            for b in &texts {
+                assert_eq!(common_prefix(a, b), prefix(a, b), "{a:?} {b:?}");
+                assert_eq!(common_suffix(a, b), suffix(a, b), "{a:?} {b:?}");
+            }
+        }
+    }
 
     #[test]
     fn indexes_lines() {
