@@ -119,6 +119,10 @@ pub fn resolve_file(
     resolve_text(path, edits, source, config, loaded)
 }
 
+/// Up to this many located replacements of one step are spliced into the
+/// document one by one; more are applied in one pass over its pieces.
+const FEW_EDITS: usize = 4;
+
 /// Resolves the edits of one file against `loaded` (its text, or `None`
 /// when it does not exist).
 fn resolve_text(
@@ -348,6 +352,7 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
     }
 
     /// Applies located replacements (current offsets, disjoint) to the doc.
+    /// (At most [`FEW_EDITS`] are spliced one by one.)
     /// Overlapping ones (occurrences of a `replace_all` that share text)
     /// keep the leftmost, as `str::replace` does.
     fn apply_located(&mut self, mut located: Vec<Located>, track_shifts: bool) {
@@ -369,6 +374,14 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
                 let added = l.text.matches('\n').count() as isize;
                 self.shifts.push((line, added - removed));
             }
+        }
+        // A few edits are spliced in place (only the pieces after them
+        // renumbered); many (a group of hunks) in one pass over the pieces.
+        if located.len() <= FEW_EDITS {
+            for l in located.iter().rev() {
+                self.doc.replace(l.range.clone(), &l.text);
+            }
+            return;
         }
         let edits: Vec<(Range<usize>, &str)> = located
             .iter()
