@@ -15,17 +15,16 @@
 //! ignored in debug builds, and `scripts/test` runs them with
 //! `cargo test --release --test pathological`.
 
+mod common;
+
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::MemFiles;
 use llm_edit_lsp::engine::{self, Options, Outcome};
 use llm_edit_lsp::error::ErrorKind;
 use llm_edit_lsp::merge::{merge, MergeOutcome};
 use llm_edit_lsp::report;
-use llm_edit_lsp::text::encoding::Encoding;
-use llm_edit_lsp::workspace::{FileSource, LoadError, SourceText, WorkspacePath};
 
 /// The time a pathological input may take, end to end.
 const LIMIT: Duration = Duration::from_secs(2);
@@ -34,53 +33,6 @@ const LIMIT: Duration = Duration::from_secs(2);
 const REPORT_FACTOR: usize = llm_edit_lsp::report::REPORT_FACTOR;
 const REPORT_SLACK: usize = llm_edit_lsp::report::REPORT_SLACK;
 
-/// Files (and, for the merge, snapshots) held in memory.
-struct MemoryFiles {
-    root: PathBuf,
-    files: BTreeMap<WorkspacePath, Arc<SourceText>>,
-    snapshots: BTreeMap<WorkspacePath, Arc<str>>,
-}
-
-impl MemoryFiles {
-    fn new(files: &[(&str, String)]) -> MemoryFiles {
-        let root = PathBuf::from("/pathological");
-        let files = files
-            .iter()
-            .map(|(path, text)| {
-                (
-                    WorkspacePath::new(&root, path).unwrap(),
-                    Arc::new(SourceText::from_disk(text.clone(), Encoding::Utf8)),
-                )
-            })
-            .collect();
-        MemoryFiles {
-            root,
-            files,
-            snapshots: BTreeMap::new(),
-        }
-    }
-
-    fn with_snapshot(mut self, path: &str, text: String) -> MemoryFiles {
-        let path = WorkspacePath::new(&self.root, path).unwrap();
-        self.snapshots.insert(path, text.into());
-        self
-    }
-}
-
-impl FileSource for MemoryFiles {
-    fn root(&self) -> &Path {
-        &self.root
-    }
-
-    fn load(&self, path: &WorkspacePath) -> Result<Option<Arc<SourceText>>, LoadError> {
-        Ok(self.files.get(path).cloned())
-    }
-
-    fn snapshot(&self, path: &WorkspacePath) -> Option<Arc<str>> {
-        self.snapshots.get(path).cloned()
-    }
-}
-
 /// What a run gave.
 struct Run {
     outcome: Outcome,
@@ -88,7 +40,7 @@ struct Run {
 
 /// Runs a payload end to end (parse, resolve, plan, JSON report, text
 /// summary) and checks the time and the report sizes.
-fn run(name: &str, payload: &str, options: &Options, files: &MemoryFiles) -> Run {
+fn run(name: &str, payload: &str, options: &Options, files: &MemFiles) -> Run {
     let start = Instant::now();
     let outcome = engine::run(payload, options, files);
     let json = serde_json::to_string_pretty(&report::Report::new(&outcome, options, payload.len()))
@@ -183,7 +135,7 @@ fn block(path: &str, search: &str, replace: &str) -> String {
     ignore = "timing: run with --release (scripts/test does)"
 )]
 fn ambiguous_blocks_over_identical_lines() {
-    let files = MemoryFiles::new(&[("f.txt", "x = 1\n".repeat(10_000))]);
+    let files = MemFiles::of(&[("f.txt", "x = 1\n".repeat(10_000))]);
     let payload: String = (0..10_000)
         .map(|_| block("f.txt", "x = 1\n", "x = 2\n"))
         .collect();
@@ -204,7 +156,7 @@ fn ambiguous_blocks_over_identical_lines() {
     ignore = "timing: run with --release (scripts/test does)"
 )]
 fn long_search_not_found_in_identical_lines() {
-    let files = MemoryFiles::new(&[("f.txt", "a = 0\n".repeat(200_000))]);
+    let files = MemFiles::of(&[("f.txt", "a = 0\n".repeat(200_000))]);
     let search = format!("{}zzz\n", "a = 0\n".repeat(4_999));
     let payload = block("f.txt", &search, "b\n");
     let r = run(
@@ -232,7 +184,7 @@ fn numbered(n: usize) -> String {
     ignore = "timing: run with --release (scripts/test does)"
 )]
 fn fuzzy_edits_share_one_deadline() {
-    let files = MemoryFiles::new(&[("f.rs", numbered(20_000))]);
+    let files = MemFiles::of(&[("f.rs", numbered(20_000))]);
     let payload: String = (0..15)
         .map(|k| {
             let search: String = (0..20)
@@ -282,7 +234,7 @@ fn hunks(n: usize, file_lines: usize, line: impl Fn(usize) -> String) -> (String
 #[ignore = "not bounded yet: applied in 4.4 s (> 2 s): every hunk's context matches on every following line, and its candidates are all found (resolve/passes/windows.rs) before the header's line picks one; see docs/benchmarks.md"]
 fn hunks_on_identical_lines() {
     let (file, payload, want) = hunks(10_000, 100_010, |_| "same".to_string());
-    let files = MemoryFiles::new(&[("f.txt", file)]);
+    let files = MemFiles::of(&[("f.txt", file)]);
     let r = run("10k hunks identical", &payload, &Options::default(), &files);
     if r.outcome.errors.is_empty() {
         applied_or_deadline("10k hunks identical", &r.outcome, &want);
@@ -299,7 +251,7 @@ fn hunks_on_identical_lines() {
 )]
 fn hunks_on_a_normal_file() {
     let (file, payload, want) = hunks(10_000, 100_010, |i| format!("line {i}"));
-    let files = MemoryFiles::new(&[("f.txt", file)]);
+    let files = MemFiles::of(&[("f.txt", file)]);
     let r = run("10k hunks", &payload, &Options::default(), &files);
     applied_or_deadline("10k hunks", &r.outcome, &want);
 }
@@ -317,7 +269,7 @@ fn sequential_blocks() {
     let n = 100_000;
     let file: String = (0..n).map(|i| format!("line {i}\n")).collect();
     let want: String = (0..n).map(|i| format!("LINE {i}\n")).collect();
-    let files = MemoryFiles::new(&[("f.txt", file)]);
+    let files = MemFiles::of(&[("f.txt", file)]);
     let payload: String = (0..n)
         .map(|i| block("f.txt", &format!("line {i}\n"), &format!("LINE {i}\n")))
         .collect();
@@ -335,7 +287,7 @@ fn sequential_blocks() {
 #[test]
 #[ignore = "not bounded yet: 2.9-3.7 s, a million empty hunks become a million edits and overlap errors (the report stays within its bound); see docs/benchmarks.md"]
 fn a_million_hunk_headers() {
-    let files = MemoryFiles::new(&[("f.txt", "a\n".repeat(10))]);
+    let files = MemFiles::of(&[("f.txt", "a\n".repeat(10))]);
     let payload = format!(
         "--- a/f.txt\n+++ b/f.txt\n{}",
         "@@ -1 +1 @@\n".repeat(1_000_000)
@@ -376,8 +328,7 @@ fn merge_of_many_blocks_against_a_snapshot() {
         want[i + 1] = format!("llm {i}");
     }
     let join = |v: &[String]| v.iter().map(|l| format!("{l}\n")).collect::<String>();
-    let files =
-        MemoryFiles::new(&[("f.txt", join(&current))]).with_snapshot("f.txt", join(&snapshot));
+    let files = MemFiles::of(&[("f.txt", join(&current))]).with_snapshot("f.txt", join(&snapshot));
     let r = run("merge 10k", &payload, &Options::default(), &files);
     applied("merge 10k", &r.outcome, &join(&want));
 }
@@ -471,7 +422,7 @@ fn merge_with_no_unique_line() {
 #[test]
 fn the_report_bound_holds_for_a_small_input() {
     // A sanity check that runs in every build: one ambiguous block.
-    let files = MemoryFiles::new(&[("f.txt", "x\n".repeat(100))]);
+    let files = MemFiles::of(&[("f.txt", "x\n".repeat(100))]);
     let payload = block("f.txt", "x\n", "y\n");
     let options = Options::default();
     let outcome = engine::run(&payload, &options, &files);

@@ -6,35 +6,14 @@
 //! `context/`. The test asserts no panic, and that every planned change's
 //! edits turn its `before` text into its `after` text.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+mod common;
 
+use std::path::{Path, PathBuf};
+
+use common::MemFiles;
 use llm_edit_lsp::engine::{self, Options};
 use llm_edit_lsp::parse;
-use llm_edit_lsp::text::encoding::Encoding;
-use llm_edit_lsp::workspace::{FileSource, LoadError, SourceText, WorkspacePath};
-
-/// Files and snapshots held in memory.
-struct MemoryFiles {
-    root: PathBuf,
-    files: BTreeMap<WorkspacePath, Arc<SourceText>>,
-    snapshots: BTreeMap<WorkspacePath, Arc<str>>,
-}
-
-impl FileSource for MemoryFiles {
-    fn root(&self) -> &Path {
-        &self.root
-    }
-
-    fn load(&self, path: &WorkspacePath) -> Result<Option<Arc<SourceText>>, LoadError> {
-        Ok(self.files.get(path).cloned())
-    }
-
-    fn snapshot(&self, path: &WorkspacePath) -> Option<Arc<str>> {
-        self.snapshots.get(path).cloned()
-    }
-}
+use llm_edit_lsp::workspace::WorkspacePath;
 
 /// Every file under `dir` as (workspace path, text).
 fn texts_under(root: &Path, dir: &Path) -> Vec<(WorkspacePath, String)> {
@@ -65,17 +44,12 @@ fn replay(case: &Path) {
     let payload = std::fs::read_to_string(case.join("payload.md")).expect("payload.md");
     let before = case.join("before");
     let context = case.join("context");
-    let source = MemoryFiles {
-        root: PathBuf::from("/r"),
-        files: texts_under(&before, &before)
-            .into_iter()
-            .map(|(p, t)| (p, Arc::new(SourceText::from_disk(t, Encoding::Utf8))))
-            .collect(),
-        snapshots: texts_under(&context, &context)
-            .into_iter()
-            .map(|(p, t)| (p, Arc::from(t)))
-            .collect(),
-    };
+    let files = texts_under(&before, &before)
+        .into_iter()
+        .fold(MemFiles::new(), |m, (p, t)| m.with(p.as_str(), t));
+    let source = texts_under(&context, &context)
+        .into_iter()
+        .fold(files, |m, (p, t)| m.with_snapshot(p.as_str(), t));
     parse::parse(&payload, None);
     let outcome = engine::run(&payload, &Options::default(), &source);
     for change in &outcome.files {

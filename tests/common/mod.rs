@@ -11,11 +11,13 @@ use llm_edit_lsp::engine::{self, Options, Outcome};
 use llm_edit_lsp::text::encoding;
 use llm_edit_lsp::workspace::{FileSource, LoadError, SourceText, WorkspacePath};
 
-/// Files held in memory under a made-up root.
+/// Files held in memory under a made-up root, and the snapshots the LLM
+/// saw of some of them (for `~M` merges).
 #[derive(Clone, Debug, Default)]
 pub struct MemFiles {
     root: PathBuf,
     files: HashMap<String, Vec<u8>>,
+    snapshots: HashMap<String, Arc<str>>,
 }
 
 impl MemFiles {
@@ -24,7 +26,21 @@ impl MemFiles {
         MemFiles {
             root: PathBuf::from("/mem/root"),
             files: HashMap::new(),
+            snapshots: HashMap::new(),
         }
+    }
+
+    /// These files (workspace-relative path, text).
+    pub fn of(files: &[(&str, String)]) -> MemFiles {
+        files.iter().fold(MemFiles::new(), |m, (path, text)| {
+            m.with(path, text.as_bytes())
+        })
+    }
+
+    /// Adds the snapshot the LLM saw of `path`.
+    pub fn with_snapshot(mut self, path: &str, text: impl Into<Arc<str>>) -> MemFiles {
+        self.snapshots.insert(path.to_string(), text.into());
+        self
     }
 
     /// Adds a file (workspace-relative path) with these bytes.
@@ -50,5 +66,9 @@ impl FileSource for MemFiles {
         };
         let (text, encoding) = encoding::decode(bytes).map_err(LoadError::Decode)?;
         Ok(Some(Arc::new(SourceText::from_disk(text, encoding))))
+    }
+
+    fn snapshot(&self, path: &WorkspacePath) -> Option<Arc<str>> {
+        self.snapshots.get(path.as_str()).cloned()
     }
 }
