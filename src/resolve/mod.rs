@@ -119,6 +119,10 @@ pub fn resolve_file(
     resolve_text(path, edits, source, config, loaded)
 }
 
+/// A hunk's candidates: the pass that found them, its search and
+/// replacement lines, and the first line of each place.
+type HunkCandidates = (passes::Pass, Vec<String>, Vec<String>, Vec<usize>);
+
 /// Up to this many located replacements of one step are spliced into the
 /// document one by one; more are applied in one pass over its pieces.
 const FEW_EDITS: usize = 4;
@@ -908,7 +912,9 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
             return Ok((locs, end, false));
         }
         let min_start = header_line.map_or(prev_end, |h| prev_end.max(h + 1));
-        let found = self.hunk_candidates(locator, lines, &search, r, min_start);
+        let found = self
+            .hunk_candidates_near_hint(locator, lines, &search, r, min_start)
+            .or_else(|| self.hunk_candidates(locator, lines, &search, r, min_start));
         // The search as written, when the blank-edge retry located the hunk.
         let mut whole: Option<Vec<&str>> = None;
         let (pass, search, replace, candidates) = match found {
@@ -1126,11 +1132,61 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
         search: &[&str],
         r: &Replace,
         min_start: usize,
-    ) -> Option<(passes::Pass, Vec<String>, Vec<String>, Vec<usize>)> {
+    ) -> Option<HunkCandidates> {
         let n = search.len();
         let replace = split_lines(&r.replace, MatchUnit::Lines);
         let keep = |s: usize| s >= min_start && (!r.at_end_of_file || s + n == lines.len());
         let (pass, starts) = locator.line_candidates_where(lines, search, keep)?;
+        Some((
+            pass,
+            search.iter().map(|l| l.to_string()).collect(),
+            replace.iter().map(|l| l.to_string()).collect(),
+            starts,
+        ))
+    }
+
+    /// The exact candidates of a hunk within [`hints::HINT_CLEAR`] + 1 lines
+    /// of its header's line, when there are several and the hint picks one
+    /// of them: the rule of [`choose`] then picks the same one from every
+    /// candidate of the file (one farther away is never nearer, and is
+    /// past `HINT_CLEAR` either way), so the file is not searched whole. A
+    /// hunk whose context is on every line of a large file found all its
+    /// places first (100k per hunk). `None`: search the whole file.
+    fn hunk_candidates_near_hint(
+        &self,
+        locator: &Locator,
+        lines: &Lines,
+        search: &[&str],
+        r: &Replace,
+        min_start: usize,
+    ) -> Option<HunkCandidates> {
+        let n = search.len();
+        let anchored = search.iter().any(|l| !l.trim().is_empty());
+        let h = r
+            .line_hint
+            .and_then(|h| h.checked_sub(1))
+            .filter(|_| anchored)?;
+        let reach = hints::HINT_CLEAR + 1;
+        let first = min_start.max(h.saturating_sub(reach));
+        let last = (h + reach).min(lines.len().saturating_sub(n));
+        // Only worth it where the whole file is much larger than the span.
+        if n == 0 || first > last || lines.len() < 8 * (last - first + n) {
+            return None;
+        }
+        let end = lines.index.start((last + n).min(lines.len()));
+        let span = Lines::new(&lines.text[lines.index.start(first)..end]);
+        let keep = |s: usize| s >= min_start && (!r.at_end_of_file || s + n == lines.len());
+        let pass = *locator.line_pass_order().first()?;
+        let starts: Vec<usize> = passes::find_line_pass(pass, &span, search)
+            .into_iter()
+            .map(|s| s + first)
+            .filter(|&s| s <= last && keep(s))
+            .collect();
+        if starts.len() < 2 {
+            return None;
+        }
+        choose(starts.clone(), false, Some(h), |&s| s, |&s| s..s + n - 1).ok()?;
+        let replace = split_lines(&r.replace, MatchUnit::Lines);
         Some((
             pass,
             search.iter().map(|l| l.to_string()).collect(),
