@@ -25,5 +25,7 @@ pub mod report;
 pub mod resolve;
 pub mod status;
 pub mod syntax;
+#[cfg(test)]
+mod test_rng;
 pub mod text;
 pub mod workspace;

@@ -817,13 +817,8 @@ mod tests {
     #[test]
     fn replacing_at_once_equals_replacing_one_by_one() {
         let original = "one\ntwo\nthree\nfour\nfive\nsix\n";
-        let mut seed = 0x0005_DEEC_E66D_u64;
-        let mut below = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut rng = crate::test_rng::Rng::new(0x0005_DEEC_E66D);
+        let mut below = |n: usize| rng.below(n);
         for _ in 0..500 {
             let mut a = Doc::new(original);
             let mut b = Doc::new(original);
@@ -1011,13 +1006,8 @@ mod tests {
     /// joined.
     #[test]
     fn random_edits_match_a_plain_string() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut rng = crate::test_rng::Rng::new(0x9e37_79b9_7f4a_7c15);
+        let mut next = move |n: usize| rng.below(n);
         let words = ["a", "b", "ab", "x = 1", "", "  b", "a\r"];
         let line = |next: &mut dyn FnMut(usize) -> usize| {
             let mut l = String::from(words[next(words.len())]);

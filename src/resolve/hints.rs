@@ -193,15 +193,10 @@ mod tests {
 
     #[test]
     fn a_hint_picks_as_the_sorted_rule_does() {
-        let mut seed = 0x2545_F491_4F6C_DD1D_u64;
-        let mut below = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n) as usize
-        };
+        let mut rng = crate::test_rng::Rng::new(0x2545_F491_4F6C_DD1D);
+        let mut below = |n: usize| rng.below(n);
         for _ in 0..20_000 {
-            let spread = [5, 30, 300, 3000][below(4)] as u64;
+            let spread = [5, 30, 300, 3000][below(4)];
             let count = 1 + below(6);
             let mut candidates: Vec<usize> = (0..count).map(|_| below(spread)).collect();
             candidates.dedup();

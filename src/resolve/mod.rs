@@ -123,6 +123,40 @@ pub fn resolve_file(
 /// replacement lines, and the first line of each place.
 type HunkCandidates = (passes::Pass, Vec<String>, Vec<String>, Vec<usize>);
 
+/// The 0-based line a hunk's header names, when the hunk's old lines can
+/// be anchored by it: old lines that are all blank anchor nothing (among
+/// several blank places a hint, often stale, would pick one by its number
+/// alone).
+fn hunk_hint(r: &Replace, search: &[impl AsRef<str>]) -> Option<usize> {
+    let anchored = search.iter().any(|l| !l.as_ref().trim().is_empty());
+    r.line_hint
+        .and_then(|h| h.checked_sub(1))
+        .filter(|_| anchored)
+}
+
+/// Whether a hunk of `n` old lines may start at line `s` of a text of
+/// `len` lines: at or after `min_start`, and at the end for an `*** End of
+/// File` hunk.
+fn hunk_place(r: &Replace, n: usize, min_start: usize, len: usize) -> impl Fn(usize) -> bool + '_ {
+    move |s| s >= min_start && (!r.at_end_of_file || s + n == len)
+}
+
+/// A hunk's candidates as [`HunkCandidates`].
+fn hunk_found(
+    pass: passes::Pass,
+    search: &[&str],
+    r: &Replace,
+    starts: Vec<usize>,
+) -> HunkCandidates {
+    let replace = split_lines(&r.replace, MatchUnit::Lines);
+    (
+        pass,
+        search.iter().map(|l| l.to_string()).collect(),
+        replace.iter().map(|l| l.to_string()).collect(),
+        starts,
+    )
+}
+
 /// Up to this many located replacements of one step are spliced into the
 /// document one by one; more are applied in one pass over its pieces.
 const FEW_EDITS: usize = 4;
@@ -984,13 +1018,7 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
             }
         };
         let n = search.len();
-        // Old lines that are all blank anchor nothing: among several blank
-        // places a hint (often stale) would pick one by its number alone.
-        let anchored = search.iter().any(|l| !l.trim().is_empty());
-        let hint = r
-            .line_hint
-            .and_then(|h| h.checked_sub(1))
-            .filter(|_| anchored);
+        let hint = hunk_hint(r, &search);
         let several = candidates.len() > 1;
         let chosen = choose(candidates, false, hint, |&s| s, |&s| s..s + n - 1)
             .map_err(|miss| self.miss_error(edit, r, miss))?;
@@ -1124,7 +1152,6 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
     /// The first pass with candidates at or after line `min_start` (and at
     /// the end of the file for an `*** End of File` hunk), with the search
     /// and replacement lines it matched.
-    #[allow(clippy::type_complexity)]
     fn hunk_candidates(
         &self,
         locator: &Locator,
@@ -1133,16 +1160,9 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
         r: &Replace,
         min_start: usize,
     ) -> Option<HunkCandidates> {
-        let n = search.len();
-        let replace = split_lines(&r.replace, MatchUnit::Lines);
-        let keep = |s: usize| s >= min_start && (!r.at_end_of_file || s + n == lines.len());
+        let keep = hunk_place(r, search.len(), min_start, lines.len());
         let (pass, starts) = locator.line_candidates_where(lines, search, keep)?;
-        Some((
-            pass,
-            search.iter().map(|l| l.to_string()).collect(),
-            replace.iter().map(|l| l.to_string()).collect(),
-            starts,
-        ))
+        Some(hunk_found(pass, search, r, starts))
     }
 
     /// The exact candidates of a hunk within [`hints::HINT_CLEAR`] + 1 lines
@@ -1161,11 +1181,7 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
         min_start: usize,
     ) -> Option<HunkCandidates> {
         let n = search.len();
-        let anchored = search.iter().any(|l| !l.trim().is_empty());
-        let h = r
-            .line_hint
-            .and_then(|h| h.checked_sub(1))
-            .filter(|_| anchored)?;
+        let h = hunk_hint(r, search)?;
         let reach = hints::HINT_CLEAR + 1;
         let first = min_start.max(h.saturating_sub(reach));
         let last = (h + reach).min(lines.len().saturating_sub(n));
@@ -1175,7 +1191,7 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
         }
         let end = lines.index.start((last + n).min(lines.len()));
         let span = Lines::new(&lines.text[lines.index.start(first)..end]);
-        let keep = |s: usize| s >= min_start && (!r.at_end_of_file || s + n == lines.len());
+        let keep = hunk_place(r, n, min_start, lines.len());
         let pass = *locator.line_pass_order().first()?;
         let starts: Vec<usize> = passes::find_line_pass(pass, &span, search)
             .into_iter()
@@ -1186,13 +1202,7 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
             return None;
         }
         choose(starts.clone(), false, Some(h), |&s| s, |&s| s..s + n - 1).ok()?;
-        let replace = split_lines(&r.replace, MatchUnit::Lines);
-        Some((
-            pass,
-            search.iter().map(|l| l.to_string()).collect(),
-            replace.iter().map(|l| l.to_string()).collect(),
-            starts,
-        ))
+        Some(hunk_found(pass, search, r, starts))
     }
 
     /// A hunk of only added lines: after its header, else at the end.

@@ -77,10 +77,10 @@ fn check(language: Language, before: &str, edits: &[Edit], quick: bool) -> Optio
     }
     let touched = windows(before, &edits);
     // The windows with an edit to parse.
-    let loud = |w: &Window| w.edits.clone().any(|i| !quiet[i]);
+    let is_loud = |w: &Window| w.edits.clone().any(|i| !quiet[i]);
     let covered: usize = touched
         .iter()
-        .filter(|w| loud(w))
+        .filter(|w| is_loud(w))
         .map(|w| w.bytes.len())
         .sum();
     let windows = if language == Language::Json || covered * 2 > before.len() {
@@ -93,7 +93,7 @@ fn check(language: Language, before: &str, edits: &[Edit], quick: bool) -> Optio
     };
     // The windows to parse, side by side when there are many (a payload of
     // a hundred edits in one file parses a hundred windows).
-    let loud: Vec<&Window> = windows.iter().filter(|w| loud(w)).collect();
+    let loud: Vec<&Window> = windows.iter().filter(|w| is_loud(w)).collect();
     let breaks = |w: &&Window| window_break(language, before, &edits, w);
     let found: Vec<Option<usize>> = if loud.len() >= PARALLEL_WINDOWS {
         crate::cores::map(&loud, breaks)

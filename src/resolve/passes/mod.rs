@@ -334,16 +334,7 @@ mod tests {
         Pass::Unicode,
     ];
 
-    /// A small deterministic generator (xorshift).
-    struct Rng(u64);
-    impl Rng {
-        fn below(&mut self, n: usize) -> usize {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 % n as u64) as usize
-        }
-    }
+    use crate::test_rng::Rng;
 
     /// Lines that differ only by whitespace, typography, truncation and
     /// blankness: what the passes tell apart or join.
@@ -368,7 +359,7 @@ mod tests {
 
     #[test]
     fn indexed_passes_equal_the_plain_scan() {
-        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+        let mut rng = Rng::new(0x2545_F491_4F6C_DD1D);
         for round in 0..1500 {
             let stock = 2 + rng.below(STOCK.len() - 1);
             let count = rng.below(40);

@@ -184,27 +184,18 @@ mod tests {
         Seq::for_tests(ids.to_vec())
     }
 
-    /// A small deterministic generator (xorshift).
-    struct Rng(u64);
-    impl Rng {
-        fn below(&mut self, n: u64) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0 % n
-        }
-    }
+    use crate::test_rng::Rng;
 
     #[test]
     fn both_ways_find_every_window() {
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
         for round in 0..3000 {
             let alphabet = 1 + rng.below(4) as u32;
-            let len = rng.below(60) as usize;
+            let len = rng.below(60);
             let ids: Vec<u32> = (0..len)
-                .map(|_| rng.below(alphabet as u64) as u32)
+                .map(|_| rng.below(alphabet as usize) as u32)
                 .collect();
-            let n = 1 + rng.below(8) as usize;
+            let n = 1 + rng.below(8);
             let want: Vec<Want> = (0..n)
                 .map(|j| {
                     let boundary = j == 0 || j + 1 == n;
@@ -214,7 +205,7 @@ mod tests {
                         ws.sort_unstable();
                         Want::AnyOf(ws)
                     } else {
-                        Want::One(rng.below(alphabet as u64 + 1) as u32)
+                        Want::One(rng.below(alphabet as usize + 1) as u32)
                     }
                 })
                 .collect();
