@@ -66,7 +66,8 @@ fn write_error(out: &mut String, error: &EditError) {
             if place.is_empty() { "" } else { " in " }
         );
     }
-    let place = if place.is_empty() {
+    // Most messages already open with "edit N in PATH: "; it is not said twice.
+    let place = if place.is_empty() || error.message.starts_with(&format!("{place}: ")) {
         String::new()
     } else {
         format!("{place}: ")
@@ -142,5 +143,21 @@ mod tests {
         @end retry_context
         ");
         assert_eq!(retry_prompt(payload, &Outcome::default(), false), None);
+    }
+
+    #[test]
+    fn a_message_that_names_its_place_is_not_prefixed_again() {
+        let error = EditError::new(
+            ErrorKind::NotFound,
+            "edit 2 in src/conf.py: SEARCH not found in src/conf.py",
+        )
+        .with_path("src/conf.py")
+        .with_edit(2);
+        let mut out = String::new();
+        write_error(&mut out, &error);
+        assert_eq!(
+            out,
+            "- [not_found] edit 2 in src/conf.py: SEARCH not found in src/conf.py\n"
+        );
     }
 }
