@@ -20,7 +20,9 @@
 --   8. :LlmEditCapture, a change in a buffer, then a preview of an LLM edit
 --      of that file: status() says "llm-edit: 1 ~M" (llm-edit/status);
 --      applying merges both changes and the count goes away; :LlmEditRelease;
---   9. without a server on PATH, vim.notify says how to install it.
+--   9. an LLM edit of a line you changed too: the refusal and a `conflict`
+--      diagnostic; :LlmEditResolve theirs on that line takes the LLM's;
+--  10. without a server on PATH, vim.notify says how to install it.
 -- A Lua error does not change Neovim's exit code, so everything runs under
 -- pcall: `qa!` on success, `cq!` (exit 1) on failure.
 
@@ -116,7 +118,10 @@ local root, llm_edit
 local function check_start()
   local app = open(root .. "/src/app.py")
   local client = wait_for("the client attached to src/app.py", function()
-    for _, c in pairs(vim.lsp.buf_get_clients(app)) do
+    local get = vim.lsp.get_clients or function(filter)
+    return vim.lsp.buf_get_clients(filter.bufnr)
+  end
+  for _, c in pairs(get({ bufnr = app })) do
       if c.name == "llm-edit-lsp" and c.initialized then
         return c
       end
@@ -305,7 +310,46 @@ local function check_conflict_status()
   log("ok: :LlmEditRelease")
 end
 
---- 9. No server on PATH: vim.notify says how to install it.
+--- 9. A conflict: refused with a `conflict` diagnostic; :LlmEditResolve
+--- theirs takes the LLM's lines.
+local function check_conflict_resolve()
+  local util = vim.fn.bufnr(root .. "/src/util.py")
+  vim.cmd("buffer " .. util)
+  local from = #notes
+  vim.cmd("LlmEditCapture")
+  wait_note(from, "^llm%-edit: captured context 'default'")
+  -- The user changes the line the LLM changes too.
+  vim.api.nvim_buf_set_lines(util, 2, 3, false, { "    return b + a" })
+  vim.fn.setreg("e", lines(search_replace("src/util.py", { "    return a + b" }, { "    return a * b" })))
+  from = #notes
+  vim.cmd("LlmEditApply e")
+  local note = wait_note(from, "change the same lines")
+  log("ok: the conflict reached vim.notify: " .. note.message)
+  local diagnostic = wait_for("a conflict diagnostic on src/util.py", function()
+    for _, d in ipairs(vim.diagnostic.get(util)) do
+      if d.source == "llm-edit" and d.code == "conflict" then
+        return d
+      end
+    end
+    return nil
+  end)
+  expect_equal(diagnostic.lnum, 2, "the conflict diagnostic's line (0-based)")
+  log("ok: conflict diagnostic on line 3: " .. diagnostic.message)
+  expect_equal(buffer_text(util), lines({ "# utilities", "def add(a: int, b: int) -> int:", "    return b + a" }),
+    "src/util.py after the refused apply")
+  vim.api.nvim_win_set_cursor(0, { 3, 0 })
+  from = #notes
+  vim.cmd("LlmEditResolve theirs")
+  wait_note(from, "^llm%-edit: took the LLM's version")
+  expect_equal(buffer_text(util), lines({ "# utilities", "def add(a: int, b: int) -> int:", "    return a * b" }),
+    "src/util.py after :LlmEditResolve theirs")
+  log("ok: :LlmEditResolve theirs took the LLM's line")
+  from = #notes
+  vim.cmd("LlmEditRelease")
+  wait_note(from, "^llm%-edit: released context 'default'")
+end
+
+--- 10. No server on PATH: vim.notify says how to install it.
 local function check_missing_server()
   local other = vim.fn.tempname()
   write_file(other .. "/.git/HEAD", "ref: refs/heads/main\n")
@@ -350,8 +394,9 @@ local function main()
   check_retry_prompt()
   check_preview()
   check_conflict_status()
+  check_conflict_resolve()
   check_missing_server()
-  vim.lsp.stop_client(vim.lsp.get_active_clients())
+  vim.lsp.stop_client((vim.lsp.get_clients or vim.lsp.get_active_clients)())
 end
 
 local ok, err = pcall(main)

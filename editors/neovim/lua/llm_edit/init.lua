@@ -44,7 +44,19 @@ local function client_stopped(client)
 end
 
 local function exists(path)
-  return vim.loop.fs_stat(path) ~= nil
+  return (vim.uv or vim.loop).fs_stat(path) ~= nil
+end
+
+-- vim.diff, called vim.text.diff in newer versions.
+local diff = (vim.text and vim.text.diff) or vim.diff
+
+--- The byte index of UTF-16/UTF-32 index `col` in `line` (0.11 changed
+--- vim.str_byteindex's arguments).
+local function byteindex(line, col, encoding)
+  if has_011 then
+    return vim.str_byteindex(line, encoding, col, false)
+  end
+  return vim.str_byteindex(line, col, encoding == "utf-16")
 end
 
 --- The server command, or nil (after telling the user how to install it).
@@ -172,9 +184,12 @@ local function ensure_client(root, bufnr)
     local cfg = client_config(root, cmd)
     if vim.lsp.start and bufnr then
       id = vim.lsp.start(cfg, { bufnr = bufnr })
+    elseif has_011 then
+      -- No buffer to attach (start_client is deprecated from 0.11 on).
+      id = vim.lsp.start(cfg, { attach = false })
     else
       -- Neovim 0.7 (no vim.lsp.start), or no buffer to attach.
-      id = (vim.lsp.start_client)(cfg)
+      id = vim.lsp.start_client(cfg)
     end
     if not id then
       notify("could not start " .. table.concat(cmd, " "), vim.log.levels.ERROR)
@@ -318,6 +333,26 @@ function M.apply(opts, on_done, client)
   end, client)
 end
 
+--- A scratch buffer (filetype diff) in a new window at the bottom; `q`
+--- closes it.
+local function show_scratch(lines, name)
+  vim.cmd("botright new")
+  local bufnr = vim.api.nvim_get_current_buf()
+  vim.bo[bufnr].buftype = "nofile"
+  vim.bo[bufnr].bufhidden = "wipe"
+  vim.bo[bufnr].swapfile = false
+  pcall(vim.api.nvim_buf_set_name, bufnr, name .. "/" .. bufnr)
+  vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, lines)
+  vim.bo[bufnr].modifiable = false
+  vim.bo[bufnr].filetype = "diff"
+  vim.keymap.set("n", "q", function()
+    if vim.api.nvim_buf_is_valid(bufnr) then
+      vim.api.nvim_buf_delete(bufnr, { force = true })
+    end
+  end, { buffer = bufnr, nowait = true, desc = "llm-edit: close" })
+  return bufnr
+end
+
 -- Preview ------------------------------------------------------------------
 
 local function uri_text(uri)
@@ -350,7 +385,7 @@ local function byte_offset(text, starts, position, encoding)
   local content = text:sub(start, stop - 1):gsub("\r?\n$", "")
   local col = position.character
   if encoding ~= "utf-8" then
-    local ok, b = pcall(vim.str_byteindex, content, col, encoding == "utf-16")
+    local ok, b = pcall(byteindex, content, col, encoding)
     col = ok and b or #content
   end
   return start - 1 + math.min(col, #content)
@@ -399,13 +434,13 @@ function M._edit_diff(edit, root, encoding)
   local lines = {}
   local function file_diff(uri, old, new)
     local path = relative(root, uri)
-    local diff = vim.diff(old, new, { result_type = "unified", ctxlen = 3 })
-    if diff == "" then
+    local hunks = diff(old, new, { result_type = "unified", ctxlen = 3 })
+    if hunks == "" then
       return
     end
     lines[#lines + 1] = "--- " .. (old == "" and "/dev/null" or "a/" .. path)
     lines[#lines + 1] = "+++ b/" .. path
-    for l in diff:gmatch("([^\n]*)\n") do
+    for l in hunks:gmatch("([^\n]*)\n") do
       lines[#lines + 1] = l
     end
   end
@@ -438,9 +473,7 @@ end
 local function error_lines(result)
   local lines = {}
   for _, e in ipairs(result.errors or {}) do
-    local where = e.path and (e.path .. (e.line and (":" .. e.line) or "") .. ": ") or ""
-    local which = e.edit and ("edit " .. e.edit .. ": ") or ""
-    lines[#lines + 1] = which .. where .. (e.message or vim.inspect(e))
+    lines[#lines + 1] = e.message or vim.inspect(e)
   end
   return lines
 end
@@ -477,21 +510,12 @@ function M.preview(opts, on_shown)
     end
     vim.list_extend(lines, M._edit_diff(result.edit, root, client.offset_encoding))
 
-    vim.cmd("botright new")
-    local bufnr = vim.api.nvim_get_current_buf()
-    vim.bo[bufnr].buftype = "nofile"
-    vim.bo[bufnr].bufhidden = "wipe"
-    vim.bo[bufnr].swapfile = false
-    pcall(vim.api.nvim_buf_set_name, bufnr, "llm-edit://preview/" .. bufnr)
-    vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, lines)
-    vim.bo[bufnr].modifiable = false
-    vim.bo[bufnr].filetype = "diff"
+    local bufnr = show_scratch(lines, "llm-edit://preview")
     local function close()
       if vim.api.nvim_buf_is_valid(bufnr) then
         vim.api.nvim_buf_delete(bufnr, { force = true })
       end
     end
-    vim.keymap.set("n", "q", close, { buffer = bufnr, nowait = true, desc = "llm-edit: close the preview" })
     vim.keymap.set("n", "a", function()
       close()
       M.apply(opts, nil, client)
@@ -535,6 +559,76 @@ function M.release(id, on_done)
       on_done(result)
     end
   end)
+end
+
+-- Conflicts -------------------------------------------------------------------
+
+local resolved = {
+  theirs = "took the LLM's version of the region",
+  both = "inserted both versions with conflict markers",
+  ours = "kept your version of the region",
+}
+
+--- Resolves the `~M` conflict region under the cursor (a `conflict`
+--- diagnostic): choice "theirs" (the LLM's lines), "ours" (yours),
+--- "both" (conflict markers) or "diff" (show both sides). It runs the
+--- server's code action for that region.
+function M.resolve(choice, on_done)
+  if not resolved[choice] and choice ~= "diff" then
+    notify("resolve what? theirs, ours, both or diff (got `" .. tostring(choice) .. "`)", vim.log.levels.ERROR)
+    return false
+  end
+  local client = M.client()
+  if not client then
+    return false
+  end
+  local bufnr = vim.api.nvim_get_current_buf()
+  local line = vim.api.nvim_win_get_cursor(0)[1] - 1
+  local params = {
+    textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+    range = { start = { line = line, character = 0 }, ["end"] = { line = line, character = 0 } },
+    context = { diagnostics = {} },
+  }
+  client_request(client, "textDocument/codeAction", params, function(err, actions)
+    if err then
+      notify("textDocument/codeAction: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      return
+    end
+    local command
+    for _, action in ipairs(actions or {}) do
+      local c = action.command
+      local arg = c and c.arguments and c.arguments[1]
+      if c and c.command == "llm-edit.resolveConflict" and arg and arg.choice == choice then
+        command = c
+        break
+      end
+    end
+    if not command then
+      notify("no LLM edit conflict on line " .. (line + 1) .. " (conflicts are `conflict` diagnostics)",
+        vim.log.levels.WARN)
+      return
+    end
+    M.execute(command.command, command.arguments[1], function(result)
+      if choice == "diff" then
+        if result.diff and result.shown ~= "document" then
+          local lines = vim.split(result.diff, "\n", { plain = true })
+          if lines[#lines] == "" then
+            lines[#lines] = nil
+          end
+          show_scratch(lines, "llm-edit://conflict")
+        end
+      elseif result.applied == false then
+        notify("the conflict was not resolved: " .. tostring(result.failureReason or "the edit was refused"),
+          vim.log.levels.ERROR)
+      else
+        notify(resolved[choice])
+      end
+      if on_done then
+        on_done(result)
+      end
+    end, client)
+  end, bufnr)
+  return true
 end
 
 -- Retry prompt ---------------------------------------------------------------
@@ -635,6 +729,15 @@ local function define_commands()
       M.retry_prompt({ payload = payload })
     end
   end, { nargs = "?", range = true, desc = "llm-edit: copy the retry prompt of the last payload" })
+  command("LlmEditResolve", function(cmd)
+    M.resolve(cmd.args)
+  end, {
+    nargs = 1,
+    complete = function()
+      return { "theirs", "ours", "both", "diff" }
+    end,
+    desc = "llm-edit: resolve the conflict under the cursor",
+  })
   command("LlmEditCapture", function(cmd)
     M.capture(cmd.args)
   end, { nargs = "?", desc = "llm-edit: snapshot the open files as the LLM's context" })
