@@ -337,10 +337,37 @@ local function check_conflict_resolve()
   log("ok: conflict diagnostic on line 3: " .. diagnostic.message)
   expect_equal(buffer_text(util), lines({ "# utilities", "def add(a: int, b: int) -> int:", "    return b + a" }),
     "src/util.py after the refused apply")
+  wait_for("status() == 'llm-edit: 1 ~M' after the refused apply", function()
+    return llm_edit.status() == "llm-edit: 1 ~M"
+  end)
+  log("ok: status() = " .. llm_edit.status())
+  vim.api.nvim_win_set_cursor(0, { 3, 0 })
+  from = #notes
+  vim.cmd("LlmEditResolve diff")
+  local shown = wait_for("the conflict's diff buffer", function()
+    local b = vim.api.nvim_get_current_buf()
+    return b ~= util and vim.bo[b].filetype == "diff" and b or nil
+  end)
+  expect_equal(buffer_text(shown), lines({
+    "--- a/src/util.py (your buffer, line 3)",
+    "+++ b/src/util.py (the LLM's version)",
+    "@@ -1 +1 @@",
+    "-    return b + a",
+    "+    return a * b",
+  }), "the diff of the conflict")
+  local diff_from = from
+  vim.cmd("normal q")
+  expect_equal(vim.api.nvim_get_current_buf(), util, "the buffer after `q` in the diff")
+  log("ok: :LlmEditResolve diff showed the conflict's diff")
   vim.api.nvim_win_set_cursor(0, { 3, 0 })
   from = #notes
   vim.cmd("LlmEditResolve theirs")
   wait_note(from, "^llm%-edit: took the LLM's version")
+  for i = diff_from + 1, #notes do
+    if notes[i].message:find("^llm%-edit: %-%-%-") then
+      fail("the diff was notified too: " .. notes[i].message)
+    end
+  end
   expect_equal(buffer_text(util), lines({ "# utilities", "def add(a: int, b: int) -> int:", "    return a * b" }),
     "src/util.py after :LlmEditResolve theirs")
   log("ok: :LlmEditResolve theirs took the LLM's line")

@@ -20,6 +20,8 @@ local config = {
 
 local clients = {} -- root directory -> client id
 local statuses = {} -- client id -> context id -> files ({path, status})
+local captured = {} -- client id -> context id -> true: contexts known to exist
+local diff_messages = 0 -- conflict diffs on their way as window/showMessage
 local last_payload = nil -- {payload, format, context}: the last one applied or previewed
 local missing_notified = false
 local has_011 = vim.fn.has("nvim-0.11") == 1
@@ -125,6 +127,11 @@ local handlers = {
   -- edits failed: …", a refusal) arrives as window/showMessage.
   ["window/showMessage"] = function(_, result)
     local message = result.message or ""
+    if diff_messages > 0 and result.type == 3 and message:find("^%-%-%- ") then
+      -- :LlmEditResolve diff shows it in a buffer.
+      diff_messages = diff_messages - 1
+      return vim.NIL
+    end
     message = message:gsub("^llm%-edit: ", "")
     notify(message, levels[result.type] or vim.log.levels.INFO)
     return vim.NIL
@@ -144,6 +151,8 @@ local handlers = {
     end
     statuses[ctx.client_id] = statuses[ctx.client_id] or {}
     statuses[ctx.client_id][result.id] = result.files or {}
+    captured[ctx.client_id] = captured[ctx.client_id] or {}
+    captured[ctx.client_id][result.id] = true
     redraw_status()
   end,
 }
@@ -158,6 +167,7 @@ local function client_config(root, cmd)
     handlers = handlers,
     on_exit = function(_, _, client_id)
       statuses[client_id] = nil
+      captured[client_id] = nil
       for r, id in pairs(clients) do
         if id == client_id then
           clients[r] = nil
@@ -322,15 +332,33 @@ end
 --- format, context, options, edits. The outcome is notified by the server
 --- (window/showMessage); `on_done(result)` gets the command's result.
 function M.apply(opts, on_done, client)
+  client = client or M.client()
+  if not client then
+    return false
+  end
   if opts.payload then
     last_payload = opts
   end
   local argument = with_options({ payload = opts.payload, uri = opts.uri }, opts)
-  return M.execute("llm-edit.apply", argument, function(result)
-    if on_done then
-      on_done(result)
-    end
-  end, client)
+  local function apply()
+    M.execute("llm-edit.apply", argument, function(result)
+      if on_done then
+        on_done(result)
+      end
+    end, client)
+  end
+  local id = opts.context or "default"
+  if opts.payload and captured[client.id] and captured[client.id][id] then
+    -- With a context, the files the payload edits count as LLM-edited for
+    -- llm-edit/status (the `~M` of status()) until an apply succeeds.
+    client_request(client, "workspace/executeCommand", {
+      command = "llm-edit.status",
+      arguments = { { id = id, payload = opts.payload } },
+    }, apply, nil)
+  else
+    apply()
+  end
+  return true
 end
 
 --- A scratch buffer (filetype diff) in a new window at the bottom; `q`
@@ -534,7 +562,9 @@ function M.capture(id, on_done)
   if id and id ~= "" then
     argument.id = id
   end
-  return M.execute("llm-edit.captureContext", argument, function(result)
+  return M.execute("llm-edit.captureContext", argument, function(result, client)
+    captured[client.id] = captured[client.id] or {}
+    captured[client.id][result.id] = true
     notify(string.format("captured context '%s': %d file(s) %s", result.id, #result.files,
       table.concat(result.files, ", ")))
     if on_done then
@@ -552,6 +582,9 @@ function M.release(id, on_done)
   return M.execute("llm-edit.releaseContext", argument, function(result, client)
     if statuses[client.id] then
       statuses[client.id][result.id] = nil
+    end
+    if captured[client.id] then
+      captured[client.id][result.id] = nil
     end
     redraw_status()
     notify(string.format("released context '%s'", result.id))
@@ -608,8 +641,14 @@ function M.resolve(choice, on_done)
         vim.log.levels.WARN)
       return
     end
+    if choice == "diff" then
+      diff_messages = diff_messages + 1
+    end
     M.execute(command.command, command.arguments[1], function(result)
       if choice == "diff" then
+        if result.shown ~= "message" then
+          diff_messages = math.max(diff_messages - 1, 0)
+        end
         if result.diff and result.shown ~= "document" then
           local lines = vim.split(result.diff, "\n", { plain = true })
           if lines[#lines] == "" then
