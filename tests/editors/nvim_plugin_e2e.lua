@@ -22,7 +22,8 @@
 --      applying merges both changes and the count goes away; :LlmEditRelease;
 --   9. an LLM edit of a line you changed too: the refusal and a `conflict`
 --      diagnostic; :LlmEditResolve theirs on that line takes the LLM's;
---  10. without a server on PATH, vim.notify says how to install it.
+--  10. the help file's tags are valid and :help finds them;
+--  11. without a server on PATH, vim.notify says how to install it.
 -- A Lua error does not change Neovim's exit code, so everything runs under
 -- pcall: `qa!` on success, `cq!` (exit 1) on failure.
 
@@ -376,7 +377,23 @@ local function check_conflict_resolve()
   wait_note(from, "^llm%-edit: released context 'default'")
 end
 
---- 10. No server on PATH: vim.notify says how to install it.
+--- 10. The help file's tags are valid (no duplicates) and :help finds them.
+local function check_help(plugin)
+  local copy = vim.fn.tempname()
+  vim.fn.mkdir(copy .. "/doc", "p")
+  write_file(copy .. "/doc/llm_edit.txt", read_file(plugin .. "/doc/llm_edit.txt"))
+  vim.cmd("helptags " .. vim.fn.fnameescape(copy .. "/doc"))
+  vim.opt.runtimepath:prepend(copy)
+  vim.cmd("help :LlmEditApply")
+  local line = vim.api.nvim_get_current_line()
+  if not line:find("*:LlmEditApply*", 1, true) then
+    fail(":help :LlmEditApply landed on: " .. line)
+  end
+  vim.cmd("helpclose")
+  log("ok: :help :LlmEditApply")
+end
+
+--- 11. No server on PATH: vim.notify says how to install it.
 local function check_missing_server()
   local other = vim.fn.tempname()
   write_file(other .. "/.git/HEAD", "ref: refs/heads/main\n")
@@ -422,6 +439,7 @@ local function main()
   check_preview()
   check_conflict_status()
   check_conflict_resolve()
+  check_help(plugin)
   check_missing_server()
   vim.lsp.stop_client((vim.lsp.get_clients or vim.lsp.get_active_clients)())
 end
