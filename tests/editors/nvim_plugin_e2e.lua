@@ -13,6 +13,8 @@
 --   2. :LlmEditApply applies the current buffer (a response);
 --   3. :'<,'>LlmEditApply applies only the selected block;
 --   4. :LlmEditApply a applies register a to a file that is not open;
+--      :LlmEditClipboard says there is no clipboard provider, then, with
+--      one, applies register +;
 --   5. a payload whose search text is missing: the server's refusal reaches
 --      vim.notify, nothing changes;
 --   6. :LlmEditRetryPrompt yanks that payload's retry prompt;
@@ -194,6 +196,39 @@ local function check_apply_register()
   log("ok: :LlmEditApply a applied register a")
 end
 
+--- 4b. :LlmEditClipboard: without a clipboard provider (headless Neovim
+--- usually has none), a clear message; with one (a Lua provider installed
+--- here), it applies register +.
+local function check_clipboard()
+  local from = #notes
+  if vim.fn.has("clipboard") ~= 1 then
+    vim.cmd("LlmEditClipboard")
+    local note = wait_note(from, "no clipboard provider")
+    log("ok: :LlmEditClipboard without a clipboard: " .. note.message)
+    local store = { { "" }, "v" }
+    local function copy(l, t)
+      store = { l, t }
+    end
+    local function paste()
+      return store
+    end
+    vim.g.clipboard = { name = "e2e", copy = { ["+"] = copy, ["*"] = copy }, paste = { ["+"] = paste, ["*"] = paste } }
+    vim.g.loaded_clipboard_provider = nil
+    vim.cmd("runtime autoload/provider/clipboard.vim")
+    if vim.fn.has("clipboard") ~= 1 then
+      fail("the test's clipboard provider was not taken")
+    end
+  end
+  vim.fn.setreg("+", lines(search_replace("src/conf.py", { "PORT = 8080" }, { "PORT = 8081" })))
+  from = #notes
+  vim.cmd("LlmEditClipboard")
+  wait_note(from, "^llm%-edit: Applied 1 edit to 1 file$")
+  local conf = vim.fn.bufnr(root .. "/src/conf.py")
+  expect_equal(buffer_text(conf), lines({ "DEBUG = True", "PORT = 8081" }), "src/conf.py after :LlmEditClipboard")
+  vim.api.nvim_buf_set_lines(conf, 1, 2, false, { "PORT = 8080" })
+  log("ok: :LlmEditClipboard applied register +")
+end
+
 --- 5. A refusal's message reaches vim.notify; nothing changes.
 local function check_refusal()
   local payload = lines(search_replace("src/conf.py", { "PORT = 9090" }, { "PORT = 1" }))
@@ -220,9 +255,7 @@ local function check_retry_prompt()
   if not prompt:find("^@retry_context") or not prompt:find("PORT = 9090", 1, true) then
     fail("the unnamed register does not hold the retry prompt:\n" .. prompt)
   end
-  if vim.fn.has("clipboard") == 1 then
-    expect_equal(vim.fn.getreg("+"), prompt, "register +")
-  end
+  expect_equal(vim.fn.getreg("+"), prompt, "register + (the test's clipboard provider)")
   log("ok: " .. note.message .. "; it starts with " .. prompt:match("^[^\n]*"))
 end
 
@@ -434,6 +467,7 @@ local function main()
   local response = check_apply_buffer(app)
   check_apply_range(response)
   check_apply_register()
+  check_clipboard()
   check_refusal()
   check_retry_prompt()
   check_preview()

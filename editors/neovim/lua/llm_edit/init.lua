@@ -689,7 +689,7 @@ function M.retry_prompt(opts, on_done)
     vim.fn.setreg('"', prompt)
     local where = "the unnamed register"
     if vim.fn.has("clipboard") == 1 and pcall(vim.fn.setreg, "+", prompt) then
-      where = "the + register (clipboard)"
+      where = "the unnamed register and the + register (clipboard)"
     end
     local _, count = prompt:gsub("\n", "")
     notify(string.format("retry prompt (%d lines) copied to %s", count, where))
