@@ -23,9 +23,12 @@
 --      of that file: status() says "llm-edit: 1 ~M" (llm-edit/status);
 --      applying merges both changes and the count goes away; :LlmEditRelease;
 --   9. an LLM edit of a line you changed too: the refusal and a `conflict`
---      diagnostic; :LlmEditResolve theirs on that line takes the LLM's;
---  10. the help file's tags are valid and :help finds them;
---  11. without a server on PATH, vim.notify says how to install it.
+--      diagnostic and ~M in status(); :LlmEditResolve diff on that line
+--      shows both sides, :LlmEditResolve theirs takes the LLM's;
+--  10. the preview's text edits in utf-8, utf-16 and utf-32 positions;
+--      the help file's tags are valid and :help finds them;
+--  11. without a server on PATH, vim.notify says how to install it (when
+--      a file opens, and for a command).
 -- A Lua error does not change Neovim's exit code, so everything runs under
 -- pcall: `qa!` on success, `cq!` (exit 1) on failure.
 
@@ -410,7 +413,23 @@ local function check_conflict_resolve()
   wait_note(from, "^llm%-edit: released context 'default'")
 end
 
---- 10. The help file's tags are valid (no duplicates) and :help finds them.
+--- 10. The preview's text edits in each position encoding (the server
+--- sends whole lines; a client may get character ranges from elsewhere).
+local function check_text_edits()
+  local text = "a" .. "\240\159\152\128" .. "b\nsecond\n" -- U+1F600: 4 bytes, 2 UTF-16 units
+  local cases = { ["utf-8"] = 5, ["utf-16"] = 3, ["utf-32"] = 2 }
+  for encoding, col in pairs(cases) do
+    local edits = {
+      { range = { start = { line = 0, character = col }, ["end"] = { line = 0, character = col + 1 } }, newText = "c" },
+      { range = { start = { line = 2, character = 0 }, ["end"] = { line = 2, character = 0 } }, newText = "third\n" },
+    }
+    expect_equal(llm_edit._apply_text_edits(text, edits, encoding),
+      "a" .. "\240\159\152\128" .. "c\nsecond\nthird\n", "text edits in " .. encoding)
+  end
+  log("ok: text edits in utf-8, utf-16 and utf-32")
+end
+
+--- 10b. The help file's tags are valid (no duplicates) and :help finds them.
 local function check_help(plugin)
   local copy = vim.fn.tempname()
   vim.fn.mkdir(copy .. "/doc", "p")
@@ -441,6 +460,11 @@ local function check_missing_server()
     fail("the message does not say how to install the server: " .. note.message)
   end
   log("ok: " .. note.message)
+  -- Once per session when opening files; every time for a command.
+  from = #notes
+  vim.cmd("LlmEditApply")
+  wait_note(from, "not found on PATH")
+  log("ok: :LlmEditApply without a server says it too")
 end
 
 local function main()
@@ -473,6 +497,7 @@ local function main()
   check_preview()
   check_conflict_status()
   check_conflict_resolve()
+  check_text_edits()
   check_help(plugin)
   check_missing_server()
   vim.lsp.stop_client((vim.lsp.get_clients or vim.lsp.get_active_clients)())

@@ -61,7 +61,7 @@ local function byteindex(line, col, encoding)
   return vim.str_byteindex(line, col, encoding == "utf-16")
 end
 
---- The server command, or nil (after telling the user how to install it).
+--- The server command, or nil and what to tell the user.
 local function server_cmd()
   if config.cmd then
     return config.cmd
@@ -70,19 +70,13 @@ local function server_cmd()
   if server and server ~= "" then
     server = vim.fn.expand(server)
     if vim.fn.executable(server) ~= 1 then
-      notify("the server " .. server .. " (setup option `server`) is not executable; " .. INSTALL_HINT,
-        vim.log.levels.ERROR)
-      return nil
+      return nil, "the server " .. server .. " (setup option `server`) is not executable; " .. INSTALL_HINT
     end
     return { server, "lsp" }
   end
   local found = vim.fn.exepath(NAME)
   if found == "" then
-    if not missing_notified then
-      missing_notified = true
-      notify(NAME .. " was not found on PATH; " .. INSTALL_HINT, vim.log.levels.ERROR)
-    end
-    return nil
+    return nil, NAME .. " was not found on PATH; " .. INSTALL_HINT
   end
   return { found, "lsp" }
 end
@@ -179,16 +173,21 @@ local function client_config(root, cmd)
 end
 
 --- The client for `root`, started when there is none (nil when the server
---- cannot be found). With `bufnr`, that buffer is attached to it.
-local function ensure_client(root, bufnr)
+--- cannot be found: the first time, and always when `loud`, the user is
+--- told how to install it). With `bufnr`, that buffer is attached to it.
+local function ensure_client(root, bufnr, loud)
   local id = clients[root]
   local client = id and vim.lsp.get_client_by_id(id)
   if client and client_stopped(client) then
     client = nil
   end
   if not client then
-    local cmd = server_cmd()
+    local cmd, why = server_cmd()
     if not cmd then
+      if loud or not missing_notified then
+        missing_notified = true
+        notify(why, vim.log.levels.ERROR)
+      end
       return nil
     end
     local cfg = client_config(root, cmd)
@@ -215,7 +214,7 @@ local function ensure_client(root, bufnr)
 end
 
 local function wants(bufnr)
-  if vim.bo[bufnr].buftype ~= "" or vim.api.nvim_buf_get_name(bufnr) == "" then
+  if not vim.api.nvim_buf_is_valid(bufnr) or vim.bo[bufnr].buftype ~= "" or vim.api.nvim_buf_get_name(bufnr) == "" then
     return false
   end
   if not config.filetypes then
@@ -227,7 +226,7 @@ end
 --- Attaches a file buffer to the server of its root.
 function M.attach(bufnr)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
-  if not vim.api.nvim_buf_is_valid(bufnr) or not wants(bufnr) then
+  if not wants(bufnr) then
     return nil
   end
   return ensure_client(M.root_dir(vim.api.nvim_buf_get_name(bufnr)), bufnr)
@@ -237,10 +236,11 @@ end
 --- waiting for it to be initialized.
 function M.client()
   local bufnr = vim.api.nvim_get_current_buf()
-  local client = M.attach(bufnr)
-  if not client then
-    local name = vim.api.nvim_buf_get_name(bufnr)
-    client = ensure_client(M.root_dir(name ~= "" and vim.bo[bufnr].buftype == "" and name or nil), nil)
+  local client
+  if wants(bufnr) then
+    client = ensure_client(M.root_dir(vim.api.nvim_buf_get_name(bufnr)), bufnr, true)
+  else
+    client = ensure_client(M.root_dir(nil), nil, true)
   end
   if client and not client.initialized then
     vim.wait(10000, function()
