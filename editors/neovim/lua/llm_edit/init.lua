@@ -152,10 +152,18 @@ local handlers = {
 }
 
 local function client_config(root, cmd)
+  -- Neovim 0.8+ would open a conflict's diff with window/showDocument (a
+  -- temporary file, in the current window); without it the server sends
+  -- the diff back, and :LlmEditResolve diff shows it in a scratch split on
+  -- every version.
+  local capabilities = vim.lsp.protocol.make_client_capabilities()
+  capabilities.window = capabilities.window or {}
+  capabilities.window.showDocument = { support = false }
   return {
     name = NAME,
     cmd = cmd,
     root_dir = root,
+    capabilities = capabilities,
     -- An empty Lua table would be sent as a JSON array.
     init_options = { llmEdit = next(config.settings or {}) and config.settings or vim.empty_dict() },
     handlers = handlers,
