@@ -391,10 +391,22 @@ end
 
 -- Preview ------------------------------------------------------------------
 
+--- The loaded buffer of a file, or nil (bufnr() would take the name as a
+--- pattern, and vim.uri_to_bufnr adds a buffer).
+local function loaded_buffer(fname)
+  for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(bufnr) and vim.api.nvim_buf_get_name(bufnr) == fname then
+      return bufnr
+    end
+  end
+  return nil
+end
+
+--- The text of a file: its loaded buffer (unsaved changes count), else disk.
 local function uri_text(uri)
   local fname = vim.uri_to_fname(uri)
-  local bufnr = vim.fn.bufnr(fname)
-  if bufnr > 0 and vim.api.nvim_buf_is_loaded(bufnr) then
+  local bufnr = loaded_buffer(fname)
+  if bufnr then
     local text = table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n")
     if vim.bo[bufnr].eol then
       text = text .. "\n"
