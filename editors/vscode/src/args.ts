@@ -144,6 +144,14 @@ export function retryPromptArgs(source: PayloadSource): Record<string, unknown> 
   return { ...source };
 }
 
+/** The argument of `llm-edit.status` after an apply that failed while a
+ * context is captured: the files the payload edits then count as LLM-edited
+ * (`M`, or `~M` when you changed them too) until an apply succeeds. None
+ * when the apply succeeded (the server cleared them) or there is no text. */
+export function pendingStatusArgs(applied: boolean, payloadText: string | undefined): { payload: string } | undefined {
+  return applied || blank(payloadText) ? undefined : { payload: payloadText as string };
+}
+
 /** Whether a `file:` URI lies inside the root folder's URI. */
 export function isUnder(uri: string, root: string): boolean {
   const base = root.endsWith("/") ? root : root + "/";

@@ -23,6 +23,7 @@ import {
   SERVER_COMMANDS,
   applyArgs,
   captureArgs,
+  pendingStatusArgs,
   clipboardSource,
   describeApply,
   describePreview,
@@ -92,6 +93,10 @@ function createClient(command: string): LanguageClient {
         const result: unknown = await next(command, args);
         if (command === SERVER_COMMANDS.retryPrompt) {
           await copyPrompt(result as RetryPromptResult | undefined);
+        } else if (command === SERVER_COMMANDS.apply) {
+          // "Apply all N LLM edits" / "Apply this edit" on a response.
+          const applied = (result as ApplyResult | undefined)?.applied ?? false;
+          await markPending(applied, documentText((args as { uri?: string }[])[0]?.uri));
         }
         return result;
       },
@@ -278,6 +283,30 @@ function editorState(): EditorState | undefined {
   };
 }
 
+/** The text of an open document, by the URI the server knows it by. */
+function documentText(uri: string | undefined): string | undefined {
+  return uri === undefined
+    ? undefined
+    : vscode.workspace.textDocuments.find((d) => protocolUri(d.uri) === uri)?.getText();
+}
+
+/** After a failed apply while a context is captured: the files the payload
+ * edits show as `M` (or `~M`) until an apply succeeds. */
+async function markPending(applied: boolean, payloadText: string | undefined): Promise<void> {
+  const args = pendingStatusArgs(applied, payloadText);
+  if (!args || statuses.ids().length === 0) {
+    return;
+  }
+  try {
+    const result = await runServerCommand<unknown>(SERVER_COMMANDS.status, args);
+    if (isStatusParams(result)) {
+      statusesChanged(statuses.update(result));
+    }
+  } catch {
+    // Not parsable, or the context went: the statuses stay as they are.
+  }
+}
+
 async function apply(source: PayloadSource | undefined, what: string): Promise<void> {
   if (!source) {
     void vscode.window.showWarningMessage(`LLM Edit: nothing to apply (${what} is empty).`);
@@ -287,6 +316,7 @@ async function apply(source: PayloadSource | undefined, what: string): Promise<v
   const result = await runServerCommand<ApplyResult>(SERVER_COMMANDS.apply, applyArgs(source));
   // The server already showed a summary with window/showMessage.
   output.appendLine(describeApply(result));
+  await markPending(result.applied, "payload" in source ? source.payload : documentText(source.uri));
   await offerRetry(result.errors ?? []);
 }
 

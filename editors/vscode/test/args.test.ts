@@ -10,6 +10,7 @@ import {
   EditorState,
   errorSummary,
   isUnder,
+  pendingStatusArgs,
   previewArgs,
   previewSource,
   retryPromptArgs,
@@ -156,5 +157,14 @@ describe("reports", () => {
       ]),
       "3 edit errors: m1 (and 2 more)",
     );
+  });
+});
+
+describe("pending statuses", () => {
+  it("marks the payload's files after a failed apply only", () => {
+    assert.deepEqual(pendingStatusArgs(false, "p"), { payload: "p" });
+    assert.equal(pendingStatusArgs(true, "p"), undefined);
+    assert.equal(pendingStatusArgs(false, undefined), undefined);
+    assert.equal(pendingStatusArgs(false, "  "), undefined);
   });
 });
