@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds, checks and packages the VS Code extension, as CI runs it
-# (.ci/run): npm ci, typecheck, lint, unit tests, bundle (and load the
-# bundle with a stubbed vscode), package; then checks the .vsix holds the
-# bundle.
+# (.ci/run): npm ci, typecheck, lint, unit tests, bundle (load the bundle
+# with a stubbed vscode, then drive it against the server binary when one
+# is at hand: $LLM_EDIT_LSP, ../../target/release, or PATH), package; then
+# checks the .vsix holds the bundle.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -20,6 +21,19 @@ step "bundle (esbuild -> dist/extension.js)"
 npm run --silent bundle
 step "the bundle loads (stubbed vscode)"
 npm run --silent check-bundle
+step "the bundle against the real server (stubbed vscode)"
+server="${LLM_EDIT_LSP:-}"
+if [ -z "$server" ] && [ -x ../../target/release/llm-edit-lsp ]; then
+  server=../../target/release/llm-edit-lsp
+fi
+if [ -z "$server" ]; then
+  server=$(command -v llm-edit-lsp || true)
+fi
+if [ -n "$server" ]; then
+  npm run --silent e2e -- "$server"
+else
+  echo "skipped: no server binary (set LLM_EDIT_LSP, build target/release, or put llm-edit-lsp on PATH)"
+fi
 step "package (vsce)"
 rm -f ./*.vsix
 npm run --silent package

@@ -302,8 +302,9 @@ async function markPending(applied: boolean, payloadText: string | undefined): P
     if (isStatusParams(result)) {
       statusesChanged(statuses.update(result));
     }
-  } catch {
+  } catch (e) {
     // Not parsable, or the context went: the statuses stay as they are.
+    output.appendLine(`status: ${e instanceof Error ? e.message : String(e)}`);
   }
 }
 
