@@ -1,8 +1,8 @@
 // Runs the bundled extension (dist/extension.js) against the real server
 // binary, with a stubbed `vscode` module that records what the user would
 // see: capture a context, apply a payload from the clipboard, a failing
-// payload (notification, retry prompt, M status, badge and quick pick),
-// release the context, restart. Usage: node scripts/e2e-stub.cjs SERVER
+// payload (notification, retry prompt, M status, badge and quick pick), a
+// preview, a server crash, release the context, restart. Usage: node scripts/e2e-stub.cjs SERVER
 // (ci.sh runs it when a server binary is at hand).
 "use strict";
 const assert = require("node:assert/strict");
@@ -156,7 +156,7 @@ class TabInputText {
   }
 }
 
-const seen = { output: [], info: [], warning: [], error: [], applied: [], clipboard: "", statusText: "", decorations: undefined, commands: new Map() };
+const seen = { statusHistory: [], output: [], info: [], warning: [], error: [], applied: [], clipboard: "", statusText: "", decorations: undefined, commands: new Map() };
 const disposable = { dispose() {} };
 const settings = { serverPath: server, matchMode: "tolerant", fuzzyThreshold: null, partial: false, onConflict: "merge", confirm: false };
 let answer; // the button the next warning "clicks"
@@ -194,7 +194,10 @@ const stub = {
         { show() {}, hide() {}, dispose() {} },
         {
           set: (t, k, v) => {
-            if (k === "text") seen.statusText = v;
+            if (k === "text") {
+              seen.statusText = v;
+              seen.statusHistory.push(v);
+            }
             t[k] = v;
             return true;
           },
@@ -279,6 +282,21 @@ async function until(what, test, ms = 5000) {
     await sleep(25);
   }
 }
+/** The server's process id: our child process named like the binary. */
+function serverPid() {
+  const name = path.basename(server).slice(0, 15);
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      const [, comm, rest] = /^\d+ \((.*)\) (.*)$/s.exec(stat);
+      if (Number(rest.split(" ")[1]) === process.pid && comm === name) return Number(entry);
+    } catch {
+      // The process went away.
+    }
+  }
+  throw new Error("the server process was not found in /proc");
+}
 const run = (id) => seen.commands.get(id)();
 const badge = () => seen.decorations.provideFileDecoration(Uri.file(appFile))?.badge;
 
@@ -330,6 +348,12 @@ const extension = require(path.join(__dirname, "..", "dist", "extension.js"));
   assert.equal(seen.applied[1].entries[0].metadata?.needsConfirmation, true);
   assert.equal(seen.applied[1].entries[0].metadata?.label, "edit 1: search_replace");
 
+  // The server crashes: the client restarts it, and the status comes back.
+  process.kill(serverPid(), "SIGKILL");
+  const mark = seen.statusHistory.length;
+  await until("the status after a crash", () => seen.statusHistory.slice(mark).includes("$(error) LLM: no server"));
+  await until("the status after the restart", () => seen.statusText === "$(edit) LLM: 1 in context", 10000);
+
   await run("llmEdit.releaseContext");
   assert.equal(seen.statusText, "$(edit) LLM: no context");
   assert.equal(badge(), undefined);
@@ -341,7 +365,7 @@ const extension = require(path.join(__dirname, "..", "dist", "extension.js"));
   assert.match(seen.error[0], /^1 of 1 edit failed: edit 1 in src\/app\.py: SEARCH not found/);
   await extension.deactivate();
   fs.rmSync(ws, { recursive: true, force: true });
-  console.log("e2e ok: capture, failing apply (warning, retry prompt, M status, badge, quick pick), apply (pending cleared), preview (needsConfirmation), release, restart");
+  console.log("e2e ok: capture, failing apply (warning, retry prompt, M status, badge, quick pick), apply (pending cleared), preview (needsConfirmation), server crash and recovery, release, restart");
   process.exit(0);
 })().catch((e) => {
   console.error(e);

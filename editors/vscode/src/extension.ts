@@ -12,7 +12,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as vscode from "vscode";
-import { ExecuteCommandRequest, LanguageClient, LanguageClientOptions, ServerOptions } from "vscode-languageclient/node";
+import { ExecuteCommandRequest, LanguageClient, LanguageClientOptions, ServerOptions, State } from "vscode-languageclient/node";
 import {
   ApplyResult,
   CaptureResult,
@@ -106,6 +106,21 @@ function createClient(command: string): LanguageClient {
   created.onNotification("llm-edit/status", (params: unknown) => {
     if (isStatusParams(params)) {
       statusesChanged(statuses.update(params));
+    }
+  });
+  // The client restarts a crashed server a few times, then gives up: say so
+  // in the status bar (a stop asked for by stop() is not reported).
+  created.onDidChangeState((event) => {
+    if (client !== created) {
+      return;
+    }
+    if (event.newState === State.Stopped) {
+      serverProblem = "the server stopped (see the LLM Edit output)";
+      statusesChanged(statuses.clear());
+    } else if (event.newState === State.Running && serverProblem) {
+      serverProblem = undefined;
+      renderStatus();
+      void refreshStatus();
     }
   });
   return created;
