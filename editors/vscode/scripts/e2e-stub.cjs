@@ -2,7 +2,7 @@
 // binary, with a stubbed `vscode` module that records what the user would
 // see: capture a context, apply a payload from the clipboard, a failing
 // payload (notification, retry prompt, M status, badge and quick pick), a
-// preview, a server crash, release the context, restart. Usage: node scripts/e2e-stub.cjs SERVER
+// preview, a server crash, a ~M conflict, release the context, restart. Usage: node scripts/e2e-stub.cjs SERVER
 // (ci.sh runs it when a server binary is at hand).
 "use strict";
 const assert = require("node:assert/strict");
@@ -354,18 +354,29 @@ const extension = require(path.join(__dirname, "..", "dist", "extension.js"));
   await until("the status after a crash", () => seen.statusHistory.slice(mark).includes("$(error) LLM: no server"));
   await until("the status after the restart", () => seen.statusText === "$(edit) LLM: 1 in context", 10000);
 
+  // You change line 6 (on disk: the stub has no buffers), the LLM too: ~M,
+  // a conflict, nothing written.
+  fs.writeFileSync(appFile, "def a():\n    return 1\n\n\ndef b():\n    return 200\n");
+  seen.clipboardIn = bad.replace("return 99", "return 2").replace("return 3", "return 20");
+  await run("llmEdit.applyFromClipboard");
+  assert.equal(seen.applied.length, 2, "nothing applied");
+  assert.match(seen.warning.at(-1), /^LLM Edit: 1 edit error: edit 1 in src\/app\.py: your local changes and the LLM's edit change the same lines \(line 6\)/);
+  await until("~M in the status bar", () => seen.statusText === "$(warning) LLM: ~M 1");
+  assert.equal(badge(), "~M");
+
   await run("llmEdit.releaseContext");
   assert.equal(seen.statusText, "$(edit) LLM: no context");
   assert.equal(badge(), undefined);
 
   await run("llmEdit.restartServer");
   assert.equal(seen.statusText, "$(edit) LLM: no context");
-  // The only error message: the server's own report of the failing apply.
-  assert.equal(seen.error.length, 1, "one error message");
+  // The only error messages: the server's own reports of the failing applies.
+  assert.equal(seen.error.length, 2, "two error messages");
   assert.match(seen.error[0], /^1 of 1 edit failed: edit 1 in src\/app\.py: SEARCH not found/);
+  assert.match(seen.error[1], /^1 of 1 edit failed: edit 1 in src\/app\.py: your local changes/);
   await extension.deactivate();
   fs.rmSync(ws, { recursive: true, force: true });
-  console.log("e2e ok: capture, failing apply (warning, retry prompt, M status, badge, quick pick), apply (pending cleared), preview (needsConfirmation), server crash and recovery, release, restart");
+  console.log("e2e ok: capture, failing apply (warning, retry prompt, M status, badge, quick pick), apply (pending cleared), preview (needsConfirmation), server crash and recovery, ~M conflict (warning, status, badge), release, restart");
   process.exit(0);
 })().catch((e) => {
   console.error(e);
