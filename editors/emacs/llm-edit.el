@@ -105,6 +105,8 @@ changes there, which `~M' merging needs).  Takes effect when
 
 ;;; The server
 
+;; Known at compile time too, for `cl-typep'.
+(eval-and-compile
 (defclass llm-edit-server (eglot-lsp-server)
   ((root :initform nil :accessor llm-edit--root
          :documentation "The workspace root the server runs in.")
@@ -112,7 +114,7 @@ changes there, which `~M' merging needs).  Takes effect when
             :documentation "The last `window/showMessage' text.")
    (status :initform nil :accessor llm-edit--status
            :documentation "Alist (CONTEXT-ID . FILES) of `llm-edit/status'."))
-  :documentation "An eglot connection to llm-edit-lsp.")
+  :documentation "An eglot connection to llm-edit-lsp."))
 
 (defvar llm-edit--servers nil
   "The llm-edit servers started, newest first (dead ones are skipped).")

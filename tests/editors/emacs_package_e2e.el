@@ -116,11 +116,18 @@ for): evaluate the (:eval FORM) lighter the way it would."
   (cons 'transient e2e-root))
 
 (defun e2e-byte-compile ()
-  "Byte-compile the package into a temporary file; any warning fails."
+  "Byte-compile the package into a temporary file; any warning fails.
+So does a message of the compiler about an error (a compiler macro's
+error is only a message, not a warning)."
   (let* ((dest (make-temp-file "llm-edit-" nil ".elc"))
          (byte-compile-dest-file-function (lambda (_source) dest))
          (byte-compile-error-on-warn t)
-         (ok (byte-compile-file e2e-package)))
+         (e2e-messages nil)
+         (ok (byte-compile-file e2e-package))
+         (complaint (cl-find-if (lambda (m) (string-match-p "error\\|[Ww]arning" m))
+                                e2e-messages)))
+    (when complaint
+      (error "Byte-compiling %s: %s" e2e-package complaint))
     (unless ok
       (error "Byte-compiling %s failed:\n%s" e2e-package
              (if (get-buffer byte-compile-log-buffer)
@@ -140,11 +147,6 @@ for): evaluate the (:eval FORM) lighter the way it would."
     ;; their unsaved changes (no other Python server here).
     (setq llm-edit-major-modes '(python-mode text-mode))
     (llm-edit-mode 1))
-  (advice-add 'message :around
-              (lambda (orig format-string &rest args)
-                (let ((text (apply orig format-string args)))
-                  (when text (push text e2e-messages))
-                  text)))
   (add-hook 'project-find-functions #'e2e-project)
   ;; Batch mode has nobody to say yes: apply server edits unasked, and
   ;; answer yes when eglot asks to visit a file no buffer visits.
@@ -166,7 +168,8 @@ for): evaluate the (:eval FORM) lighter the way it would."
         (apply #'eglot (eglot--guess-contact)))
       (e2e-wait-for (format "eglot to manage %s" relative)
                     (lambda () (bound-and-true-p eglot--managed-mode)))
-      (unless (cl-typep (eglot-current-server) 'llm-edit-server)
+      ;; Not `cl-typep': the class is unknown when this file is read.
+      (unless (object-of-class-p (eglot-current-server) 'llm-edit-server)
         (error "%s is not managed by llm-edit-lsp: %S" relative (eglot-current-server))))
     buffer))
 
@@ -369,8 +372,15 @@ a user captures before asking the LLM, a script right after typing."
   (e2e-expect-equal (e2e-lighter) " LLM" "the lighter after the release")
   (e2e-log "ok: %s" (e2e-last-message)))
 
+(defun e2e-record-message (orig format-string &rest args)
+  "Call ORIG (`message') with FORMAT-STRING and ARGS; keep the text."
+  (let ((text (apply orig format-string args)))
+    (when text (push text e2e-messages))
+    text))
+
 (defun e2e-main ()
   "Run every check."
+  (advice-add 'message :around #'e2e-record-message)
   (e2e-byte-compile)
   (e2e-write "src/app.py" "def greet():\n    print(\"hi\")\n\nVALUE = 1\n")
   (e2e-write "src/util.py" "def add(a, b):\n    return a - b\n")
