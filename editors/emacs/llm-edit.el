@@ -1,12 +1,10 @@
 ;;; llm-edit.el --- Apply LLM edit payloads through llm-edit-lsp and eglot  -*- lexical-binding: t; -*-
 
-;; Copyright (C) 2026 the llm-edit-lsp authors
-
 ;; Author: llm-edit-lsp authors
 ;; Version: 0.1.0
 ;; Package-Requires: ((emacs "28.1") (eglot "1.9"))
 ;; Keywords: tools, convenience, languages
-;; URL: https://github.com/llm-edit-lsp/llm-edit-lsp
+;; SPDX-License-Identifier: MIT OR Apache-2.0
 
 ;; This file is not part of GNU Emacs.
 

@@ -19,8 +19,12 @@
 ;;   6. `llm-edit-capture-context', a change of yours, an LLM edit of the
 ;;      same file: the lighter shows "~M:1" (from `llm-edit/status'), the
 ;;      apply merges both changes, and the lighter clears;
-;;   7. a change of yours on the LLM's lines: the apply is refused with the
-;;      conflict, `llm-edit-release-context' releases the context.
+;;   7. a change of yours on the LLM's lines: the preview and the apply are
+;;      refused with the conflict, the lighter shows "~M:1", the conflict's
+;;      code action takes the LLM's version, `llm-edit-release-context'
+;;      releases the context;
+;;   8. a modified buffer that the server does not manage (its text is
+;;      not the disk's the edit was planned on) is refused, untouched.
 ;; Prints the messages the commands showed; exits 0 when every check
 ;; passed, 1 otherwise.
 
@@ -378,6 +382,23 @@ a user captures before asking the LLM, a script right after typing."
     (when text (push text e2e-messages))
     text))
 
+(defun e2e-check-unmanaged ()
+  "8. A modified buffer the server does not manage is not edited."
+  (let ((notes (find-file-noselect (expand-file-name "notes.cfg" e2e-root))))
+    (with-current-buffer notes
+      (fundamental-mode)
+      (goto-char (point-min))
+      (insert "# mine\n"))
+    (with-current-buffer (e2e-response (e2e-block "notes.cfg" '("level = 1") '("level = 2")))
+      (let ((result (llm-edit-apply-buffer)))
+        (when (eq (plist-get result :applied) t)
+          (error "An edit of an unmanaged modified buffer applied: %S" result))))
+    (e2e-expect-match "\\`llm-edit: nothing applied: .*notes\\.cfg has unsaved changes llm-edit-lsp cannot see"
+                      (e2e-last-message) "the message about an unmanaged buffer")
+    (e2e-expect-equal (e2e-text notes) "# mine\nname = x\nlevel = 1\n"
+                      "notes.cfg after the refused edit (unchanged)")
+    (e2e-log "ok: unmanaged modified buffer: %s" (e2e-last-message))))
+
 (defun e2e-main ()
   "Run every check."
   (advice-add 'message :around #'e2e-record-message)
@@ -385,6 +406,7 @@ a user captures before asking the LLM, a script right after typing."
   (e2e-write "src/app.py" "def greet():\n    print(\"hi\")\n\nVALUE = 1\n")
   (e2e-write "src/util.py" "def add(a, b):\n    return a - b\n")
   (e2e-write "src/clip.py" "import os\n\nLIMIT = 10\n")
+  (e2e-write "notes.cfg" "name = x\nlevel = 1\n")
   (e2e-setup)
   (let ((app (e2e-open "src/app.py" #'python-mode))
         (util (e2e-open "src/util.py" #'python-mode)))
@@ -394,7 +416,8 @@ a user captures before asking the LLM, a script right after typing."
     (e2e-check-refusal app)
     (e2e-check-preview app)
     (e2e-check-context-merge app)
-    (e2e-check-conflict app)))
+    (e2e-check-conflict app)
+    (e2e-check-unmanaged)))
 
 (condition-case err
     (progn
