@@ -53,7 +53,7 @@
   :prefix "llm-edit-")
 
 (defcustom llm-edit-server-program "llm-edit-lsp"
-  "The llm-edit-lsp executable: a name found in `exec-path', or a path."
+  "The llm-edit-lsp executable: a name found in variable `exec-path', or a path."
   :type 'string)
 
 (defcustom llm-edit-server-args '("lsp")
@@ -176,7 +176,7 @@ when just one runs)."
                     here))))
 
 (defun llm-edit--flush-changes (server)
-  "Send SERVER the pending changes of the buffers it manages.
+  "Send SERVER what was typed in its buffers and not sent yet.
 eglot sends `didChange' from an idle timer; a command run right after
 typing would otherwise be planned on the text before it."
   (when (fboundp 'eglot--signal-textDocument/didChange)
@@ -234,7 +234,7 @@ server's \"Applied N edits\" may come just after it."
 
 (cl-defmethod eglot-handle-request :before
   ((_server llm-edit-server) (_method (eql 'workspace/applyEdit)) &key edit &allow-other-keys)
-  "Refuse EDIT when a target buffer has changes the server cannot see.
+  "Refuse EDIT when a target buffer holds text the server cannot see.
 A modified buffer that this server does not manage differs from the disk
 text the edit was planned on: its ranges would land in the wrong place."
   (dolist (path (llm-edit--edit-paths edit))
@@ -247,7 +247,7 @@ text the edit was planned on: its ranges would land in the wrong place."
                        (buffer-name buffer))))))
 
 (defun llm-edit--edit-paths (edit)
-  "The local file names a WorkspaceEdit EDIT changes."
+  "The local file names of the targets of the WorkspaceEdit EDIT."
   (delete-dups
    (append
     (cl-loop for change across (or (plist-get edit :documentChanges) [])
@@ -412,7 +412,7 @@ was applied."
     (buffer-string)))
 
 (defun llm-edit--file-text (path)
-  "The text of PATH: its buffer's (unsaved changes too), else the disk's."
+  "The text of PATH: its buffer's (unsaved edits too), else the disk's."
   (let ((buffer (find-buffer-visiting path)))
     (cond (buffer (with-current-buffer buffer
                     (save-restriction (widen) (buffer-substring-no-properties

@@ -252,7 +252,7 @@ error is only a message, not a warning)."
       (call-interactively #'llm-edit-retry-prompt))
     (e2e-expect-match "@retry_context" (current-kill 0 t) "the retry prompt on the kill ring")
     (e2e-expect-match "VALUE = 2" (current-kill 0 t) "the failed block in the retry prompt")
-    (e2e-log "ok: retry prompt on the kill ring: %s" (e2e-last-message))))
+    (e2e-log "ok: retry prompt on the kill ring: %s\n%s" (e2e-last-message) (current-kill 0 t))))
 
 (defun e2e-check-preview (app)
   "5. `llm-edit-preview' shows the diff; C-c C-c applies it."
