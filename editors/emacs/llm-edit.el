@@ -234,7 +234,7 @@ server's \"Applied N edits\" may come just after it."
 
 (cl-defmethod eglot-handle-request :before
   ((_server llm-edit-server) (_method (eql 'workspace/applyEdit)) &key edit &allow-other-keys)
-  "Refuse EDIT when a target buffer holds text the server cannot see.
+  "Refuse EDIT when the server cannot see the text of a target buffer.
 A modified buffer that this server does not manage differs from the disk
 text the edit was planned on: its ranges would land in the wrong place."
   (dolist (path (llm-edit--edit-paths edit))
@@ -350,10 +350,14 @@ was applied."
 (defun llm-edit-apply-clipboard ()
   "Apply the LLM edit payload in the clipboard (the newest kill)."
   (interactive)
-  (let ((payload (current-kill 0 t)))
+  (llm-edit-apply-payload (llm-edit--clipboard)))
+
+(defun llm-edit--clipboard ()
+  "The clipboard's text (the newest kill), or a `user-error' when empty."
+  (let ((payload (ignore-errors (current-kill 0 t))))
     (unless (and payload (not (string-empty-p payload)))
       (user-error "llm-edit: the clipboard is empty"))
-    (llm-edit-apply-payload (substring-no-properties payload))))
+    (substring-no-properties payload)))
 
 (defun llm-edit--payload-here ()
   "The payload of a command run here: the active region, else the buffer."
@@ -423,13 +427,21 @@ was applied."
           (t ""))))
 
 (defun llm-edit--file-edits (edit)
-  "The list of (PATH . TEXT-EDITS) of the WorkspaceEdit EDIT."
+  "The changes of the WorkspaceEdit EDIT, in order.
+Each is (PATH . TEXT-EDITS), or (:op OPERATION PATH [NEW-PATH]) for a
+file created, renamed or deleted (OPERATION is a string)."
   (append
    (cl-loop for change across (or (plist-get edit :documentChanges) [])
             for document = (plist-get change :textDocument)
-            when document
+            for kind = (plist-get change :kind)
+            if document
             collect (cons (llm-edit--uri-path (plist-get document :uri))
-                          (plist-get change :edits)))
+                          (plist-get change :edits))
+            else if (equal kind "rename")
+            collect (list :op "renames" (llm-edit--uri-path (plist-get change :oldUri))
+                          (llm-edit--uri-path (plist-get change :newUri)))
+            else if (member kind '("create" "delete"))
+            collect (list :op (concat kind "s") (llm-edit--uri-path (plist-get change :uri))))
    (and (not (plist-get edit :documentChanges))
         (cl-loop for (uri edits) on (plist-get edit :changes) by #'cddr
                  collect (cons (llm-edit--uri-path (substring (symbol-name uri) 1))
@@ -482,7 +494,7 @@ with a prefix argument, the clipboard.  In the diff, \
 \\<llm-edit-preview-mode-map>\\[llm-edit-preview-apply] applies it, \\[llm-edit-preview-quit] quits.
 Nothing is changed; when an edit fails, says why instead."
   (interactive (list (if current-prefix-arg
-                         (substring-no-properties (current-kill 0 t))
+                         (llm-edit--clipboard)
                        (llm-edit--payload-here))))
   (let* ((server (llm-edit--server))
          (result (progn (setq llm-edit--last-payload payload)
@@ -502,11 +514,16 @@ Nothing is changed; when an edit fails, says why instead."
           (let ((inhibit-read-only t))
             (erase-buffer)
             (setq default-directory root)
-            (dolist (file (llm-edit--file-edits edit))
-              (let ((old (llm-edit--file-text (car file))))
-                (insert (llm-edit--unified-diff
-                         root old (llm-edit--apply-text-edits old (cdr file) encoding)
-                         (car file)))))
+            (dolist (change (llm-edit--file-edits edit))
+              (if (eq (car change) :op)
+                  ;; A file operation: a line of its own between the diffs.
+                  (insert (format "# llm-edit %s %s\n" (cadr change)
+                                  (mapconcat (lambda (path) (file-relative-name path root))
+                                             (cddr change) " to ")))
+                (let ((old (llm-edit--file-text (car change))))
+                  (insert (llm-edit--unified-diff
+                           root old (llm-edit--apply-text-edits old (cdr change) encoding)
+                           (car change))))))
             (goto-char (point-min)))
           (diff-mode)
           (setq buffer-read-only t)

@@ -4,8 +4,9 @@
 ;;   timeout 120 emacs --batch -l tests/editors/emacs_package_e2e.el
 ;;
 ;; Byte-compiles editors/emacs/llm-edit.el (any warning fails), loads it,
-;; turns `llm-edit-mode' on and starts eglot on a temporary workspace with
-;; the real server, then checks through the package's commands:
+;; checks the preview's position conversion in every encoding (0.), turns
+;; `llm-edit-mode' on and starts eglot on a temporary workspace with the
+;; real server, then checks through the package's commands:
 ;;   1. `llm-edit-apply-region' edits an unsaved buffer (text only in the
 ;;      buffer) to the exact expected text; the echo area says so;
 ;;   2. `llm-edit-apply-buffer' applies a response buffer;
@@ -376,6 +377,38 @@ a user captures before asking the LLM, a script right after typing."
   (e2e-expect-equal (e2e-lighter) " LLM" "the lighter after the release")
   (e2e-log "ok: %s" (e2e-last-message)))
 
+(defun e2e-check-offline ()
+  "0. The preview's pieces without a server: positions in each encoding
+\(eglot 1.9 negotiates utf-16, Emacs 29+ utf-8) and file operations."
+  (let ((text "a😀b\né!\n"))
+    (dolist (case '(("utf-16" 3 1) ("utf-8" 5 2) ("utf-32" 2 1)))
+      (pcase-let ((`(,encoding ,after-emoji ,after-e) case))
+        (e2e-expect-equal
+         (llm-edit--apply-text-edits
+          text (vector (list :range (list :start (list :line 0 :character after-emoji)
+                                          :end (list :line 0 :character (1+ after-emoji)))
+                             :newText "B")
+                       (list :range (list :start (list :line 1 :character after-e)
+                                          :end (list :line 1 :character after-e))
+                             :newText "?")
+                       (list :range (list :start (list :line 1 :character after-e)
+                                          :end (list :line 1 :character after-e))
+                             :newText "?!"))
+          encoding)
+         "a😀B\né??!!\n" (format "text edits in %s" encoding)))))
+  (e2e-expect-equal
+   (llm-edit--file-edits
+    (list :documentChanges
+          (vector (list :kind "create" :uri "file:///w/new%20file.py")
+                  (list :textDocument (list :uri "file:///w/new%20file.py" :version nil)
+                        :edits [])
+                  (list :kind "rename" :oldUri "file:///w/a.py" :newUri "file:///w/b.py")
+                  (list :kind "delete" :uri "file:///w/c.py"))))
+   '((:op "creates" "/w/new file.py") ("/w/new file.py" . []) (:op "renames" "/w/a.py" "/w/b.py")
+     (:op "deletes" "/w/c.py"))
+   "the changes of a WorkspaceEdit with file operations")
+  (e2e-log "ok: positions in utf-16, utf-8, utf-32; file operations"))
+
 (defun e2e-record-message (orig format-string &rest args)
   "Call ORIG (`message') with FORMAT-STRING and ARGS; keep the text."
   (let ((text (apply orig format-string args)))
@@ -408,6 +441,7 @@ a user captures before asking the LLM, a script right after typing."
   (e2e-write "src/clip.py" "import os\n\nLIMIT = 10\n")
   (e2e-write "notes.cfg" "name = x\nlevel = 1\n")
   (e2e-setup)
+  (e2e-check-offline)
   (let ((app (e2e-open "src/app.py" #'python-mode))
         (util (e2e-open "src/util.py" #'python-mode)))
     (e2e-check-apply-region app)
