@@ -3,6 +3,15 @@
 ;; LLM_EDIT_LSP=target/release/llm-edit-lsp \
 ;;   timeout 120 emacs --batch -l tests/editors/emacs_package_e2e.el
 ;;
+;; Another eglot than the installed package (say a newer one, with the
+;; jsonrpc, flymake, eldoc, project, xref and external-completion it needs,
+;; byte-compiled in DIR): put DIR first and keep package.el from
+;; activating the installed ones:
+;;   emacs --batch -L DIR \
+;;     --eval "(setq package-load-list '((eglot nil) (project nil) (xref nil) all))" \
+;;     -l tests/editors/emacs_package_e2e.el
+;; The last line names the eglot version that ran.
+;;
 ;; Byte-compiles editors/emacs/llm-edit.el (any warning fails), loads it,
 ;; checks the preview's position conversion in every encoding (0.), turns
 ;; `llm-edit-mode' on and starts eglot on a temporary workspace with the
@@ -275,7 +284,8 @@ error is only a message, not a warning)."
                                    "+    print(f\"héllo {name} 😀\")" " " "-VALUE = 1"
                                    "+VALUE = 2")
                         "the preview's diff")
-      (e2e-log "ok: preview in diff-mode:\n%s%s" (e2e-text preview) (e2e-last-message))
+      (e2e-log "ok: preview in diff-mode (position encoding %s):\n%s%s"
+               (llm-edit--encoding llm-edit--preview-server) (e2e-text preview) (e2e-last-message))
       (let ((apply (key-binding (kbd "C-c C-c"))))
         (unless (eq apply 'llm-edit-preview-apply)
           (error "C-c C-c in the preview runs %S" apply))
@@ -409,6 +419,19 @@ a user captures before asking the LLM, a script right after typing."
    "the changes of a WorkspaceEdit with file operations")
   (e2e-log "ok: positions in utf-16, utf-8, utf-32; file operations"))
 
+(defun e2e-eglot-version ()
+  "The version of the eglot that is loaded, from its source's header."
+  (require 'lisp-mnt)
+  (let* ((file (symbol-file 'eglot-current-server 'defun))
+         (base (and file (file-name-sans-extension file)))
+         (source (cl-find-if #'file-exists-p
+                             (and base (list (concat base ".el") (concat base ".el.gz"))))))
+    (or (and source
+             (with-temp-buffer
+               (insert-file-contents source)
+               (lm-header "Version")))
+        (format "unknown (%s)" file))))
+
 (defun e2e-record-message (orig format-string &rest args)
   "Call ORIG (`message') with FORMAT-STRING and ARGS; keep the text."
   (let ((text (apply orig format-string args)))
@@ -458,8 +481,7 @@ a user captures before asking the LLM, a script right after typing."
       (e2e-main)
       (e2e-log "emacs package e2e (Emacs %s, eglot %s): all checks passed"
                emacs-version
-               (let ((desc (cadr (assq 'eglot package-alist))))
-                 (if desc (package-version-join (package-desc-version desc)) "built-in")))
+               (e2e-eglot-version))
       (ignore-errors (eglot-shutdown-all))
       (kill-emacs 0))
   (t
