@@ -258,8 +258,10 @@ text the edit was planned on: its ranges would land in the wrong place."
 
 (defun llm-edit--uri-path (uri)
   "The local file name of the file: URI."
-  (let ((path (url-unhex-string (string-remove-prefix "file://" uri))))
-    (decode-coding-string path 'utf-8)))
+  (let ((path (decode-coding-string
+               (url-unhex-string (string-remove-prefix "file://" uri)) 'utf-8)))
+    ;; file:///C:/x is C:/x on Windows.
+    (if (string-match-p "\\`/[A-Za-z]:" path) (substring path 1) path)))
 
 (defun llm-edit--conflict-count ()
   "How many files are `~M' in the last statuses of the running servers."
@@ -279,10 +281,6 @@ text the edit was planned on: its ranges would land in the wrong place."
 
 
 ;;; Outcome messages
-
-(defun llm-edit--false-p (value)
-  "Non-nil when the JSON VALUE is false or absent."
-  (memq value '(nil :json-false)))
 
 (defun llm-edit--errors-summary (errors)
   "One line saying what failed in ERRORS (a vector of EditError)."
