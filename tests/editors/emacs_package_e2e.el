@@ -483,6 +483,7 @@ a user captures before asking the LLM, a script right after typing."
                emacs-version
                (e2e-eglot-version))
       (ignore-errors (eglot-shutdown-all))
+      (ignore-errors (delete-directory e2e-root t))
       (kill-emacs 0))
   (t
    (e2e-log "emacs package e2e FAILED: %s" (error-message-string err))
