@@ -24,9 +24,10 @@
 #   6. a `~M` conflict (a third start): `:lsp-workspace-command
 #      llm-edit.captureContext {}` snapshots the open src/math.py, the user
 #      changes a line the LLM also changes, "Apply all 1 LLM edits" in
-#      response2.md is refused with a `conflict`, and on src/math.py the
-#      conflict code action "Insert both with conflict markers" writes the
-#      markers; `:wa`, `:qa`, checked on disk.
+#      response2.md is refused with a `conflict`; on src/math.py the
+#      conflict code actions: "Show diff" opens the region's diff, "Insert
+#      both with conflict markers" writes the markers; `:wa`, `:qa`, checked
+#      on disk.
 # Every wait polls `tmux capture-pane` with a timeout (HELIX_E2E_TIMEOUT
 # seconds, default 20). On failure it prints the last screen and the tail of
 # the Helix log (HELIX_E2E_KEEP=1 keeps the workspace, HOME and log).
@@ -147,12 +148,16 @@ shot() {
 }
 
 # start_hx FILE: starts Helix on FILE in the workspace, in a detached tmux
-# session of a fixed size (the first time) or in its pane again; the pane
-# stays when Helix exits (see hx_exit).
+# session of a fixed size (the first time) or in its pane again. A shell
+# around Helix writes its exit status to $tmp/hx.status (tmux 3.3 may leave
+# the exited process unreaped for a long while, with no pane_dead_status);
+# the pane stays when Helix exits, so its last screen can be shown.
 start_hx() {
-  local cmd=(env HOME="$home" XDG_CONFIG_HOME="$home/.config" XDG_CACHE_HOME="$home/.cache"
+  local cmd=(sh -c '"$@"; echo "$?" >"$0"' "$tmp/hx.status"
+    env HOME="$home" XDG_CONFIG_HOME="$home/.config" XDG_CACHE_HOME="$home/.cache"
     XDG_DATA_HOME="$home/.local/share" XDG_STATE_HOME="$home/.local/state"
     PATH="$tmp/bin:$PATH" "$hx" -v -w "$ws" "$1")
+  rm -f "$tmp/hx.status"
   if tm has-session -t hx 2>/dev/null; then
     tm respawn-pane -k -t hx -c "$ws" "${cmd[@]}"
   else
@@ -163,20 +168,13 @@ start_hx() {
 
 # hx_exit: waits until Helix has exited; fails unless its status is 0.
 hx_exit() {
-  local deadline=$((SECONDS + timeout_s)) dead
-  while :; do
-    # The status is empty until tmux has reaped the process; a signal shows
-    # as pane_dead_signal.
-    dead="$(tm display-message -p -t hx '#{pane_dead} #{pane_dead_status}#{pane_dead_signal}' 2>/dev/null ||
-      echo "1 gone")"
-    case "$dead" in
-    "1 0") return 0 ;;
-    "1 ") ;;
-    1*) fail "Helix exited with status/signal ${dead#1 }" ;;
-    esac
+  local deadline=$((SECONDS + timeout_s)) status
+  until [ -s "$tmp/hx.status" ]; do
     [ "$SECONDS" -lt "$deadline" ] || fail "timed out ($timeout_s s) waiting for Helix to exit"
     sleep 0.1
   done
+  status="$(cat "$tmp/hx.status")"
+  [ "$status" = 0 ] || fail "Helix exited with status $status"
 }
 
 # pick TITLE: in an open menu, moves the selection (reverse video) to the
@@ -403,7 +401,7 @@ wait_file response.md "$corrected_response"
 run qa
 hx_exit
 
-step "6. a ~M conflict: capture, change, apply (refused), insert both"
+step "6. a ~M conflict: capture, change, apply (refused), show diff, insert both"
 start_hx src/math.py
 wait_for "src/math.py open" "src/math.py"
 # The server is attached once the capture answers: retry until the snapshot exists.
@@ -438,6 +436,15 @@ shot conflict-diagnostic
 keys Space a
 wait_for "the conflict code actions" "Insert both with conflict markers"
 shot conflict-actions
+pick "Show diff"
+wait_for "the diff of the region" "^ *1 +--- a/src/math\.py \(your buffer, line 2\)"
+wait_for "the diff's LLM line" "^ *5 +\+    return a \+ b  # the sum"
+shot conflict-diff
+run 'o src/math.py'
+wait_for "src/math.py shown" "src/math.py \[\+\]"
+keys 2gg
+wait_for "the cursor on line 2" " 2:1 *\$"
+keys Space a
 pick "Insert both with conflict markers"
 wait_for "the conflict markers" "^ *2 +<<<<<<< buffer"
 shot conflict-both
