@@ -347,6 +347,8 @@ step "3. Apply all 4 LLM edits with a failing block: refused, nothing changes"
 keys "${block1}gg"
 wait_for "the cursor on line $block1" " ${block1}:1 *\$"
 keys Space a
+wait_for "the code action menu" "Copy retry prompt"
+shot code-actions-failing
 pick "Apply all 4 LLM edits"
 wait_for "the failure message" "1 of 4 edits failed: edit 3 in src/greet.py"
 shot apply-refused
@@ -374,6 +376,12 @@ shot code-actions
 pick "Apply all 4 LLM edits"
 wait_for "the success message" "Applied 4 edits to 3 files"
 shot applied
+# The edited files are open in buffers now, unsaved: the buffer picker.
+keys Space b
+wait_for "src/shapes.py in the buffer picker" "src/shapes\.py"
+shot buffers
+keys Escape
+wait_gone "the buffer picker" "src/shapes\.py"
 run wa
 wait_file src/greet.py 'def greet(name):
     return f"Hello, {name}!"
