@@ -177,18 +177,30 @@ hx_exit() {
   [ "$status" = 0 ] || fail "Helix exited with status $status"
 }
 
+# selected: the screen's lines in reverse video (a menu's selected item),
+# escapes removed.
+selected() {
+  tm capture-pane -e -p -t hx | grep $'\e\\[7m' | sed $'s/\e\\[[0-9;]*m//g' || true
+}
+
 # pick TITLE: in an open menu, moves the selection (reverse video) to the
-# item TITLE and chooses it.
+# item TITLE, one Down at a time (each seen on the screen before the next),
+# and chooses it.
 pick() {
-  local i
+  local i before deadline
   wait_for "the menu item \"$1\"" "$(sed 's/[][\.*^$(){}+?|]/\\&/g' <<<"$1")"
   for i in $(seq 1 12); do
-    if tm capture-pane -e -p -t hx | grep -F -- "$1" | grep -q $'\e\\[7m'; then
+    before="$(selected)"
+    if grep -qF -- "$1" <<<"$before"; then
       keys Enter
       return 0
     fi
     keys Down
-    sleep 0.1
+    deadline=$((SECONDS + timeout_s))
+    while [ "$(selected)" = "$before" ]; do
+      [ "$SECONDS" -lt "$deadline" ] || fail "the menu selection did not move (looking for \"$1\")"
+      sleep 0.05
+    done
   done
   fail "could not select \"$1\" in the menu"
 }
@@ -363,8 +375,11 @@ keys x s
 text Goodbye
 keys Enter c
 text Bye
-keys Escape
 wait_for "the corrected line" "^ *$fix_line +return \"Bye, \" \+ name"
+# Keys that reach Helix together with Escape are read as one Alt chord:
+# Escape goes alone, once the text is in, and the next keys once it is done.
+keys Escape
+wait_for "normal mode" "^ NOR "
 wait_gone "the diagnostic of edit 3" "SEARCH not found"
 
 step "5. Apply all 4 LLM edits, :wa, :qa"
@@ -426,8 +441,9 @@ keys x s
 text '\+ b'
 keys Enter c
 text '+ b  # mine'
-keys Escape
 wait_for "the changed line" "^ *2 +return a \+ b  # mine"
+keys Escape
+wait_for "normal mode" "^ NOR "
 run 'o response2.md'
 wait_for "the conflict diagnostic on response2.md" "edit 1 in src/math.py: your local changes"
 keys 5gg
