@@ -455,7 +455,7 @@ run 'o src/math.py'
 wait_for "src/math.py shown" "src/math.py \[\+\]"
 keys 2gg
 wait_for "the cursor on line 2" " 2:1 *\$"
-wait_for "the conflict diagnostic on src/math.py" "└─edit 1 in src/math.py: your local changes"
+wait_for "the conflict diagnostic on src/math.py" "merge them by hand \\(this region: your line 2"
 shot conflict-diagnostic
 keys Space a
 wait_for "the conflict code actions" "Insert both with conflict markers"
