@@ -76,7 +76,8 @@ impl ClientFeatures {
     }
 }
 
-/// The workspace root: the first workspace folder, else `rootUri`,
+/// The workspace root: the first workspace folder, else `rootUri`, else
+/// the older `rootPath` (Helix outside a repository sends only that),
 /// canonicalized once (`realpath`).
 pub fn workspace_root(params: &InitializeParams) -> Option<PathBuf> {
     let folder = params
@@ -85,8 +86,16 @@ pub fn workspace_root(params: &InitializeParams) -> Option<PathBuf> {
         .and_then(|f| f.first())
         .map(|f| &f.uri);
     #[allow(deprecated)]
-    let uri = folder.or(params.root_uri.as_ref())?;
-    let path = uri.to_file_path()?.into_owned();
+    let path = match folder.or(params.root_uri.as_ref()) {
+        Some(uri) => uri.to_file_path()?.into_owned(),
+        None => {
+            let path = PathBuf::from(params.root_path.as_deref()?);
+            if !path.is_absolute() {
+                return None;
+            }
+            path
+        }
+    };
     Some(path.canonicalize().unwrap_or(path))
 }
 
@@ -584,6 +593,26 @@ mod tests {
             delete: true,
             change_annotations: annotations,
         }
+    }
+
+    #[test]
+    #[allow(deprecated)]
+    fn the_root_falls_back_to_root_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().canonicalize().unwrap();
+        let mut params = InitializeParams {
+            root_path: Some(dir.path().to_string_lossy().into_owned()),
+            ..InitializeParams::default()
+        };
+        assert_eq!(workspace_root(&params), Some(real.clone()));
+        params.root_path = Some("relative/dir".into());
+        assert_eq!(workspace_root(&params), None);
+        params.root_uri = Some(file_uri_of(&real));
+        assert_eq!(workspace_root(&params), Some(real));
+    }
+
+    fn file_uri_of(path: &Path) -> Uri {
+        Uri::from_file_path(path).unwrap()
     }
 
     #[test]

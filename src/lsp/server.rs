@@ -325,15 +325,21 @@ impl Backend {
         }
     }
 
-    async fn preview(&self, args: RunArgs) -> Result<Value> {
-        let planned = self.plan(&args).await?;
-        self.publish_run_diagnostics(&planned).await;
+    /// With a context snapshot, the files the payload edits count as
+    /// LLM-edited for `llm-edit.status` until an apply succeeds.
+    fn mark_pending(&self, planned: &Planned) {
         if planned.snapshot.is_some() {
             let edited =
                 crate::lsp::context::llm_edited(&planned.files.root_path(), &planned.payload);
             self.inner.contexts.set_pending(&planned.context, edited);
             self.schedule_refresh();
         }
+    }
+
+    async fn preview(&self, args: RunArgs) -> Result<Value> {
+        let planned = self.plan(&args).await?;
+        self.publish_run_diagnostics(&planned).await;
+        self.mark_pending(&planned);
         let outcome = &planned.outcome;
         let edit = if outcome.applicable(&planned.session.settings.options)
             && !outcome.files.is_empty()
@@ -380,6 +386,10 @@ impl Backend {
             self.clear_applied(&planned).await;
             self.publish_syntax_warnings(&planned).await;
             self.inner.contexts.clear_pending(&planned.context);
+        } else {
+            // A refused apply leaves the LLM's edits pending, as a preview
+            // does: a file the user also changed shows `~M`.
+            self.mark_pending(&planned);
         }
         self.schedule_refresh();
         to_json(&ApplyResult {
@@ -676,7 +686,11 @@ impl Backend {
             let n = response.edits.len();
             if n > 0 {
                 actions.push(action(
-                    format!("Apply all {n} LLM edits"),
+                    if n == 1 {
+                        "Apply the LLM edit".to_owned()
+                    } else {
+                        format!("Apply all {n} LLM edits")
+                    },
                     CodeActionKind::SOURCE,
                     commands::APPLY,
                     json!({"uri": uri}),

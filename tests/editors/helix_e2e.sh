@@ -23,7 +23,7 @@
 #      `:wa`, `:qa`; the files on disk are exactly the expected text;
 #   6. a `~M` conflict (a third start): `:lsp-workspace-command
 #      llm-edit.captureContext {}` snapshots the open src/math.py, the user
-#      changes a line the LLM also changes, "Apply all 1 LLM edits" in
+#      changes a line the LLM also changes, "Apply the LLM edit" in
 #      response2.md is refused with a `conflict`; on src/math.py the
 #      conflict code actions: "Show diff" opens the region's diff, "Insert
 #      both with conflict markers" writes the markers; `:wa`, `:qa`, checked
@@ -449,7 +449,7 @@ wait_for "the conflict diagnostic on response2.md" "edit 1 in src/math.py: your 
 keys 5gg
 wait_for "the cursor on line 5" " 5:1 *\$"
 keys Space a
-pick "Apply all 1 LLM edits"
+pick "Apply the LLM edit"
 wait_for "the conflict message" "1 of 1 edit failed: edit 1 in src/math.py: your local changes"
 run 'o src/math.py'
 wait_for "src/math.py shown" "src/math.py \[\+\]"

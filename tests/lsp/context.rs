@@ -161,6 +161,33 @@ async fn statuses_go_from_unchanged_to_out_of_sync_to_conflict_and_back() {
 }
 
 #[tokio::test]
+async fn a_refused_apply_leaves_its_files_llm_edited_in_the_status() {
+    let mut client = server().file("app.py", APP).config(quick()).start().await;
+    let uri = client.open("app.py", APP).await;
+    client
+        .command("llm-edit.captureContext", json!({"paths": ["app.py"]}))
+        .await
+        .unwrap();
+    assert_eq!(status_note(&mut client, "default").await, one("app.py", ""));
+    // The user changes the line the LLM changes too: a conflict.
+    client.change(&uri, 2, &[([3, 4], [3, 5], "44")]).await;
+    assert_eq!(
+        status_note(&mut client, "default").await,
+        one("app.py", "~")
+    );
+    let payload = search_replace("app.py", "d = 4", "d = 40");
+    let result = client
+        .command("llm-edit.apply", json!({"payload": payload}))
+        .await
+        .unwrap();
+    assert_eq!(result["applied"], false, "{result}");
+    assert_eq!(
+        status_note(&mut client, "default").await,
+        one("app.py", "~M")
+    );
+}
+
+#[tokio::test]
 async fn snapshots_survive_a_restart_and_corrupt_ones_are_errors() {
     let first = server().file("app.py", APP).start().await;
     first
