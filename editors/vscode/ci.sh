@@ -23,14 +23,19 @@ step "the bundle loads (stubbed vscode)"
 npm run --silent check-bundle
 step "the bundle against the real server (stubbed vscode)"
 server="${LLM_EDIT_LSP:-}"
-if [ -z "$server" ] && [ -x ../../target/release/llm-edit-lsp ]; then
-  server=../../target/release/llm-edit-lsp
+built="${CARGO_TARGET_DIR:-../../target}/release/llm-edit-lsp"
+if [ -z "$server" ] && [ -x "$built" ]; then
+  server=$built
 fi
 if [ -z "$server" ]; then
   server=$(command -v llm-edit-lsp || true)
 fi
 if [ -n "$server" ]; then
-  npm run --silent e2e -- "$server"
+  # Absolute: the test starts the server from its own workspace folder.
+  npm run --silent e2e -- "$(realpath "$server")"
+elif [ "${CI:-}" = true ]; then
+  echo "no server binary under CI=true: .ci/run builds target/release first" >&2
+  exit 1
 else
   echo "skipped: no server binary (set LLM_EDIT_LSP, build target/release, or put llm-edit-lsp on PATH)"
 fi
