@@ -94,8 +94,13 @@ enum Source {
 #[derive(Clone, Debug, Default)]
 struct EdgeLines {
     /// Hash of a line's text (without its `\n` and every `\r` before it),
-    /// for lines of at most [`LINE_CAP`] bytes → where those lines start.
-    short: HashMap<u64, Vec<Source>, BuildHasherDefault<PrecomputedHasher>>,
+    /// for lines of at most [`LINE_CAP`] bytes → the last of the entries
+    /// with that hash, an index into `entries` (a chain, as in
+    /// [`AddedLines`]: no list per line).
+    short: HashMap<u64, usize, BuildHasherDefault<PrecomputedHasher>>,
+    /// Per entry: where its line starts, and the previous entry with the
+    /// same hash (`usize::MAX`: none).
+    entries: Vec<(Source, usize)>,
     /// The boundaries whose line is longer than [`LINE_CAP`] (or starts
     /// further back than that): looked at one by one by a search whose
     /// first line is that long.
@@ -326,7 +331,10 @@ impl<'o> Doc<'o> {
         let trimmed = trim_cr(first);
         if trimmed.len() <= LINE_CAP {
             let key = xxhash_rust::xxh3::xxh3_64(trimmed);
-            for &s in self.edges.short.get(&key).into_iter().flatten() {
+            let mut k = self.edges.short.get(&key).copied().unwrap_or(usize::MAX);
+            while k != usize::MAX {
+                let (s, previous) = self.edges.entries[k];
+                k = previous;
                 if let Some(p) = self.locate(s) {
                     if p < self.len() && (p == 0 || self.byte_at(p - 1) == b'\n') {
                         out.push(p);
@@ -435,19 +443,20 @@ impl<'o> Doc<'o> {
         let len = self.len();
         let lo = start.saturating_sub(LINE_CAP + 2);
         let hi = (end + LINE_CAP + 2).min(len);
-        let mut at = vec![start, end];
+        self.register_edge(start);
+        if end != start {
+            self.register_edge(end);
+        }
         let mut i = self.starts.partition_point(|&s| s < lo);
         while i < self.pieces.len() && self.starts[i] <= hi {
-            at.push(self.starts[i]);
+            let j = self.starts[i];
+            if j != start && j != end {
+                self.register_edge(j);
+            }
             i += 1;
         }
-        if hi == len {
-            at.push(len);
-        }
-        at.sort_unstable();
-        at.dedup();
-        for j in at {
-            self.register_edge(j);
+        if hi == len && len != start && len != end {
+            self.register_edge(len);
         }
     }
 
@@ -466,9 +475,12 @@ impl<'o> Doc<'o> {
         match p.and_then(|p| self.short_line_key(p).map(|k| (p, k))) {
             Some((p, key)) => {
                 let source = self.source_of(p);
-                let list = self.edges.short.entry(key).or_default();
-                if list.last() != Some(&source) {
-                    list.push(source);
+                let edges = &mut self.edges;
+                let k = edges.entries.len();
+                let previous = edges.short.get(&key).copied().unwrap_or(usize::MAX);
+                if edges.entries.get(previous).map(|e| e.0) != Some(source) {
+                    edges.entries.push((source, previous));
+                    edges.short.insert(key, k);
                 }
             }
             None => {
@@ -482,6 +494,16 @@ impl<'o> Doc<'o> {
     /// without its `\n` and every `\r` before it), if it is at most
     /// [`LINE_CAP`] bytes long.
     fn short_line_key(&self, p: usize) -> Option<u64> {
+        let i = self.piece_at(p);
+        let part = &self.piece_text(&self.pieces[i]).as_bytes()[p - self.starts[i]..];
+        let reach = &part[..part.len().min(LINE_CAP + 1)];
+        if let Some(stop) = memchr::memchr(b'\n', reach) {
+            // The whole line in one piece (the usual case): no copy.
+            return Some(xxhash_rust::xxh3::xxh3_64(trim_cr(&part[..stop])));
+        }
+        if reach.len() > LINE_CAP {
+            return None;
+        }
         let mut buf = [0u8; LINE_CAP];
         let mut n = 0;
         let mut i = self.piece_at(p);
