@@ -390,29 +390,60 @@ pub fn colorize(diff: &str) -> String {
 /// [`report_bound`] of a payload of `payload_len` bytes (the lines past it
 /// are counted on a last line).
 pub fn summary(outcome: &Outcome, payload_len: usize) -> String {
+    use std::fmt::Write as _;
     let bound = report_bound(payload_len);
-    let mut by_edit: std::collections::HashMap<usize, Vec<&EditError>> =
-        std::collections::HashMap::new();
-    for e in &outcome.errors {
-        if let Some(i) = e.edit {
-            by_edit.entry(i).or_default().push(e);
-        }
-    }
+    // The errors by edit, in order (a stable sort keeps each edit's own
+    // errors in order): no list per edit.
+    let mut by_edit: Vec<(usize, &EditError)> = outcome
+        .errors
+        .iter()
+        .filter_map(|e| e.edit.map(|i| (i, e)))
+        .collect();
+    by_edit.sort_by_key(|&(i, _)| i);
     let mut out = String::new();
     let mut omitted = 0;
-    let mut push = |line: String, out: &mut String| {
+    // Each line is written in place, then taken back if it does not fit;
+    // once one did not, the rest are only counted (no line is built).
+    let push = |line: std::fmt::Arguments, out: &mut String, omitted: &mut usize| {
+        if *omitted > 0 {
+            *omitted += 1;
+            return;
+        }
+        let mark = out.len();
+        let _ = out.write_fmt(line);
         // Room is kept for the last line that counts what is left out.
-        if omitted > 0 || out.len() + line.len() + 200 > bound {
-            omitted += 1;
-        } else {
-            out.push_str(&line);
+        if out.len() + 200 > bound {
+            out.truncate(mark);
+            *omitted += 1;
         }
     };
-    let message = |e: &EditError| clipped(&e.message).unwrap_or_else(|| e.message.clone());
     for edit in &outcome.batch.edits {
-        match by_edit.get(&edit.index) {
-            None => push(
-                format!(
+        let from = by_edit.partition_point(|&(i, _)| i < edit.index);
+        let errors = by_edit[from..]
+            .iter()
+            .take_while(|&&(i, _)| i == edit.index);
+        let mut failed = false;
+        for &(_, e) in errors {
+            failed = true;
+            if omitted > 0 {
+                omitted += 1;
+                continue;
+            }
+            push(
+                format_args!(
+                    "FAIL  edit {} [{}] {}: {}\n",
+                    edit.index,
+                    edit.format,
+                    e.kind,
+                    summary_message(e)
+                ),
+                &mut out,
+                &mut omitted,
+            );
+        }
+        if !failed {
+            push(
+                format_args!(
                     "ok    edit {} [{}] {} {}\n",
                     edit.index,
                     edit.format,
@@ -420,33 +451,29 @@ pub fn summary(outcome: &Outcome, payload_len: usize) -> String {
                     edit.path
                 ),
                 &mut out,
-            ),
-            Some(errors) => {
-                for e in errors {
-                    push(
-                        format!(
-                            "FAIL  edit {} [{}] {}: {}\n",
-                            edit.index,
-                            edit.format,
-                            e.kind,
-                            message(e)
-                        ),
-                        &mut out,
-                    );
-                }
-            }
+                &mut omitted,
+            );
         }
     }
     for e in outcome.errors.iter().filter(|e| e.edit.is_none()) {
-        push(format!("FAIL  {}: {}\n", e.kind, message(e)), &mut out);
+        if omitted > 0 {
+            omitted += 1;
+            continue;
+        }
+        push(
+            format_args!("FAIL  {}: {}\n", e.kind, summary_message(e)),
+            &mut out,
+            &mut omitted,
+        );
     }
     for w in &outcome.warnings {
         push(
-            format!(
+            format_args!(
                 "warn  {}: the change leaves a parse error at line {} (the file parsed cleanly before)\n",
                 w.path, w.line
             ),
             &mut out,
+            &mut omitted,
         );
     }
     if omitted > 0 {
@@ -458,6 +485,11 @@ pub fn summary(outcome: &Outcome, payload_len: usize) -> String {
         ));
     }
     out
+}
+
+/// An error's message as the summary shows it: clipped when long.
+fn summary_message(e: &EditError) -> std::borrow::Cow<'_, str> {
+    clipped(&e.message).map_or(std::borrow::Cow::Borrowed(e.message.as_str()), Into::into)
 }
 
 #[cfg(test)]

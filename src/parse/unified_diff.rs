@@ -119,6 +119,10 @@ struct Section {
     /// The payload ended inside the last hunk.
     cut_by_eof: bool,
     hunks: Vec<(Replace, SourceSpan)>,
+    /// The `@@` hunks with no line (neither ` `, `-` nor `+`): how many,
+    /// and the payload lines (1-based) of the first and the last. Not
+    /// kept as hunks: a refusal names them once, however many there are.
+    empty_hunks: (usize, usize, usize),
 }
 
 /// Reads the file section starting at 0-based line `first`.
@@ -156,7 +160,13 @@ fn read_section(lines: &[&str], first: usize) -> Section {
     }
     while let Some(line) = lines.get(j).filter(|l| l.starts_with("@@")) {
         let (hunk, next, cut) = read_hunk(lines, j, hunk_header(line));
-        section.hunks.push(hunk);
+        if hunk.0.search.is_empty() && hunk.0.replace.is_empty() {
+            let (count, first, _) = section.empty_hunks;
+            let first = if count == 0 { j + 1 } else { first };
+            section.empty_hunks = (count + 1, first, j + 1);
+        } else {
+            section.hunks.push(hunk);
+        }
         section.cut_by_eof = cut;
         j = next;
     }
@@ -379,6 +389,20 @@ impl Section {
                 EditOp::Delete,
             )]);
         }
+        if let (count @ 1.., first, last) = self.empty_hunks {
+            let message = match count {
+                1 => format!(
+                    "the `@@` hunk at payload line {first} has no lines; give it ` `, `-` or `+` \
+                     lines or remove it"
+                ),
+                _ => format!(
+                    "{} `@@` hunks, from payload line {first} to {last}, have no lines; give \
+                     each ` `, `-` or `+` lines or remove them",
+                    crate::error::count(count)
+                ),
+            };
+            return Err(parse_error(first, message));
+        }
         if self.hunks.is_empty() && !self.renamed && self.has_file_lines {
             return Err(parse_error(
                 line,
@@ -519,5 +543,31 @@ mod tests {
         assert_eq!(block.errors[0].lines, vec![2]);
         let block = parse_text("```diff\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-b\n+c\n```\n");
         assert!(block.errors.is_empty());
+    }
+
+    /// A hunk with no line is refused at its `@@` line, as in `apply_patch`;
+    /// a run of them is named once, with their count; a created file's
+    /// empty hunk adds nothing, as before.
+    #[test]
+    fn hunks_with_no_lines_are_refused_once() {
+        let block = parse_text("--- a/x\n+++ b/x\n@@ -1 +1 @@\n@@ -3 +3 @@\n-b\n+c\n");
+        assert!(block.edits.is_empty());
+        assert_eq!(block.errors.len(), 1);
+        assert_eq!(block.errors[0].kind, ErrorKind::Parse);
+        assert_eq!(block.errors[0].lines, vec![3]);
+        assert!(block.errors[0].message.contains("has no lines"));
+        let payload = format!("--- a/x\n+++ b/x\n{}", "@@ -1 +1 @@\n".repeat(1500));
+        let block = parse_text(&payload);
+        assert!(block.edits.is_empty());
+        assert_eq!(block.errors.len(), 1);
+        assert_eq!(block.errors[0].lines, vec![3]);
+        let message = &block.errors[0].message;
+        assert!(
+            message.contains("1,500 `@@` hunks, from payload line 3 to 1502"),
+            "{message}"
+        );
+        let block = parse_text("--- /dev/null\n+++ b/n\n@@ -0,0 +0,0 @@\n@@ -0,0 +1 @@\n+a\n");
+        assert!(block.errors.is_empty());
+        assert_eq!(block.edits.len(), 1);
     }
 }

@@ -14,7 +14,7 @@
 //! it once per state.
 
 use std::cell::{OnceCell, RefCell};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::BuildHasherDefault;
 use std::ops::Range;
 
@@ -64,6 +64,49 @@ struct AddedLines {
     upto: usize,
 }
 
+/// A line longer than this (without its `\n`) is not keyed in
+/// [`EdgeLines`]: the boundaries in it are kept as they are and looked at
+/// directly, as before the index, by a search whose first line is this
+/// long.
+const LINE_CAP: usize = 512;
+
+/// Where a byte of the current text came from: stable while edits go on
+/// around it (bytes never move relative to each other), looked up with
+/// [`Doc::locate`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Source {
+    /// Byte `o` of the original.
+    Orig(usize),
+    /// Byte `a` of the added text.
+    Added(usize),
+    /// The end of the text.
+    End,
+}
+
+/// The lines of the current text that start at a piece boundary or cross
+/// one (the end of the text counts as a boundary), indexed by their text,
+/// so that a line search finds the occurrences that straddle edits without
+/// looking at every boundary. Kept up to date by each replace, which
+/// registers the lines of the boundaries within [`LINE_CAP`] bytes of
+/// what it changed (only those lines may have changed); entries whose line
+/// changed since are left in place and rejected when looked up (every
+/// candidate is compared with the needle).
+#[derive(Clone, Debug, Default)]
+struct EdgeLines {
+    /// Hash of a line's text (without its `\n` and every `\r` before it),
+    /// for lines of at most [`LINE_CAP`] bytes → the last of the entries
+    /// with that hash, an index into `entries` (a chain, as in
+    /// [`AddedLines`]: no list per line).
+    short: HashMap<u64, usize, BuildHasherDefault<PrecomputedHasher>>,
+    /// Per entry: where its line starts, and the previous entry with the
+    /// same hash (`usize::MAX`: none).
+    entries: Vec<(Source, usize)>,
+    /// The boundaries whose line is longer than [`LINE_CAP`] (or starts
+    /// further back than that): looked at one by one by a search whose
+    /// first line is that long.
+    long: HashSet<Source>,
+}
+
 /// A search's hits in the original text, found once per file
 /// (`resolve/hits.rs`), which [`Doc::find`] maps through the edits.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -87,12 +130,18 @@ pub struct Doc<'o> {
     /// Where each insertion starts in `added`, in order: a line of the
     /// added text starts there or after a `\n`.
     insertions: Vec<usize>,
+    /// Per insertion, where it sits among the original bytes: after every
+    /// original byte before this offset still in the text, before every
+    /// other one (see [`Doc::anchor_at`]).
+    anchors: Vec<usize>,
     pieces: Vec<Piece>,
     /// Current start offset of each piece, plus the total length at the end.
     starts: Vec<usize>,
     /// Indices of the original pieces, in order.
     orig_pieces: Vec<usize>,
     added_lines: RefCell<AddedLines>,
+    /// The lines at or across piece boundaries, by their text.
+    edges: EdgeLines,
     text: OnceCell<String>,
 }
 
@@ -108,10 +157,12 @@ impl<'o> Doc<'o> {
             original,
             added: String::new(),
             insertions: Vec::new(),
+            anchors: Vec::new(),
             pieces,
             starts: Vec::new(),
             orig_pieces: Vec::new(),
             added_lines: RefCell::default(),
+            edges: EdgeLines::default(),
             text: OnceCell::new(),
         };
         doc.reindex_from(0);
@@ -236,16 +287,17 @@ impl<'o> Doc<'o> {
 
     /// The whole-line occurrences of a line needle that the mapped
     /// original hits miss, from its first line's places rather than from
-    /// the text near every change: O(pieces + places) per search, not
-    /// O(changes × needle). A whole-line occurrence at `p` has its first
-    /// line (up to its `\n`, or the end of the text):
+    /// the text near every change: O(places × log pieces) per search, not
+    /// O(changes × needle) nor O(pieces). A whole-line occurrence at `p`
+    /// has its first line (up to its `\n`, or the end of the text):
     /// - inside one original piece, not at its start: an original line,
     ///   one of `first_line` (the original line starts holding it);
     /// - inside one added piece, not at its start: a line of the added
     ///   text's table ([`AddedLines`]);
     /// - starting at a piece's start, or crossing a piece boundary or a
-    ///   cut end of the text: the line at or around that boundary, looked
-    ///   at directly.
+    ///   cut end of the text: a line of [`EdgeLines`] (by its text, or
+    ///   for a first line longer than [`LINE_CAP`], the line at or around
+    ///   each long line's boundary, looked at directly).
     ///
     /// Each candidate is compared with the needle in full.
     fn line_candidates(&self, needle: &str, first_line: &[usize]) -> Vec<usize> {
@@ -258,22 +310,221 @@ impl<'o> Doc<'o> {
             .collect();
         let mut lines = self.added_lines.borrow_mut();
         lines.update(&self.added, &self.insertions);
-        let at = lines.starts_of(first);
-        for (i, piece) in self.pieces.iter().enumerate() {
-            let s = self.starts[i];
-            self.boundary_candidates(s, first.len(), &mut candidates);
-            if let Piece::Added(r) = piece {
-                let from = at.partition_point(|&a| a < r.start);
-                for &a in at[from..].iter().take_while(|&&a| a < r.end) {
-                    candidates.push(s + (a - r.start));
+        let mut at = lines.starts_of(first);
+        if n == first.len() && first.ends_with(b"\r") {
+            // A one-line needle ending in `\r` is a whole line before a
+            // `\r\n` too: that line's key is the needle itself.
+            at.extend(lines.starts_of(&[first, b"\r"].concat()));
+        }
+        for a in at {
+            candidates.extend(self.locate(Source::Added(a)));
+        }
+        self.edge_candidates(first, &mut candidates);
+        candidates.retain(|&p| self.holds_at(p, bytes));
+        candidates
+    }
+
+    /// The candidates [`EdgeLines`] gives for a needle's first line
+    /// `first`: the lines at or across a boundary whose text is `first`
+    /// (one `\r` more or less at its end aside).
+    fn edge_candidates(&self, first: &[u8], out: &mut Vec<usize>) {
+        let trimmed = trim_cr(first);
+        if trimmed.len() <= LINE_CAP {
+            let key = xxhash_rust::xxh3::xxh3_64(trimmed);
+            let mut k = self.edges.short.get(&key).copied().unwrap_or(usize::MAX);
+            while k != usize::MAX {
+                let (s, previous) = self.edges.entries[k];
+                k = previous;
+                if let Some(p) = self.locate(s) {
+                    if p < self.len() && (p == 0 || self.byte_at(p - 1) == b'\n') {
+                        out.push(p);
+                    }
                 }
             }
         }
-        // The end of the text, when a cut left a line there without its
-        // end of line.
-        self.boundary_candidates(self.len(), first.len(), &mut candidates);
-        candidates.retain(|&p| self.holds_at(p, bytes));
-        candidates
+        // A line longer than the cap may be the occurrence's first line,
+        // plus one `\r` (before a `\r\n`, for a one-line needle).
+        if first.len() >= LINE_CAP {
+            for &s in &self.edges.long {
+                if let Some(j) = self.locate(s) {
+                    self.boundary_candidates(j, first.len(), out);
+                }
+            }
+        }
+    }
+
+    /// The plain scan [`Doc::edge_candidates`] stands for: the candidates
+    /// of every piece boundary and of the end of the text (O(pieces)).
+    #[cfg(test)]
+    fn scanned_edge_candidates(&self, first_len: usize) -> Vec<usize> {
+        let mut out = Vec::new();
+        for &s in &self.starts {
+            self.boundary_candidates(s, first_len, &mut out);
+        }
+        out
+    }
+
+    /// The source of current offset `at` ([`Source::End`] at the end).
+    fn source_of(&self, at: usize) -> Source {
+        if at >= self.len() {
+            return Source::End;
+        }
+        let i = self.piece_at(at);
+        let off = at - self.starts[i];
+        match &self.pieces[i] {
+            Piece::Orig(r) => Source::Orig(r.start + off),
+            Piece::Added(r) => Source::Added(r.start + off),
+        }
+    }
+
+    /// The current offset of a source byte, if it is still in the text:
+    /// an original byte among the original pieces (in order); an added
+    /// byte among the pieces between the original pieces around its
+    /// insertion's anchor (usually one or two).
+    fn locate(&self, source: Source) -> Option<usize> {
+        match source {
+            Source::End => Some(self.len()),
+            Source::Orig(o) => {
+                let k = self
+                    .orig_pieces
+                    .partition_point(|&i| self.orig_range(i).end <= o);
+                let &i = self.orig_pieces.get(k)?;
+                let r = self.orig_range(i);
+                (r.start <= o).then(|| self.starts[i] + (o - r.start))
+            }
+            Source::Added(a) => {
+                let k = self
+                    .insertions
+                    .partition_point(|&x| x <= a)
+                    .checked_sub(1)?;
+                let anchor = self.anchors[k];
+                let j = self
+                    .orig_pieces
+                    .partition_point(|&i| self.orig_range(i).start < anchor);
+                let lo = j.checked_sub(1).map_or(0, |j| self.orig_pieces[j] + 1);
+                let hi = self
+                    .orig_pieces
+                    .get(j)
+                    .copied()
+                    .unwrap_or(self.pieces.len());
+                (lo..hi).find_map(|i| match &self.pieces[i] {
+                    Piece::Added(r) if r.contains(&a) => Some(self.starts[i] + (a - r.start)),
+                    _ => None,
+                })
+            }
+        }
+    }
+
+    /// Where text inserted at current offset `at` sits among the original
+    /// bytes: after the original bytes before `at` (the last of them + 1),
+    /// before the others. Edits never reorder bytes, so this stays true.
+    fn anchor_at(&self, at: usize) -> usize {
+        if at == 0 || self.pieces.is_empty() {
+            return 0;
+        }
+        let i = self.piece_at(at - 1);
+        match &self.pieces[i] {
+            Piece::Orig(r) => r.start + (at - self.starts[i]).min(r.len()),
+            Piece::Added(_) => {
+                let k = self.orig_pieces.partition_point(|&j| j < i);
+                k.checked_sub(1)
+                    .map_or(0, |k| self.orig_range(self.orig_pieces[k]).end)
+            }
+        }
+    }
+
+    /// Registers in [`EdgeLines`] the lines of the boundaries near a change
+    /// that now spans current `start..end` (its new text): the boundaries
+    /// within [`LINE_CAP`] + 2 bytes of it, its two ends and the end of the
+    /// text. A line that changed holds the change; a short one is within
+    /// reach of it, and a long one's boundaries are already registered or
+    /// were in a short line within reach before.
+    fn register_edges(&mut self, start: usize, end: usize) {
+        let len = self.len();
+        let lo = start.saturating_sub(LINE_CAP + 2);
+        let hi = (end + LINE_CAP + 2).min(len);
+        self.register_edge(start);
+        if end != start {
+            self.register_edge(end);
+        }
+        let mut i = self.starts.partition_point(|&s| s < lo);
+        while i < self.pieces.len() && self.starts[i] <= hi {
+            let j = self.starts[i];
+            if j != start && j != end {
+                self.register_edge(j);
+            }
+            i += 1;
+        }
+        if hi == len && len != start && len != end {
+            self.register_edge(len);
+        }
+    }
+
+    /// Registers the line at or across current offset `j` (as
+    /// [`Doc::boundary_candidates`] would find it there).
+    fn register_edge(&mut self, j: usize) {
+        let starts_line = j == 0 || self.byte_at(j - 1) == b'\n';
+        let p = match starts_line {
+            true => Some(j),
+            false => self.line_start_after(j.saturating_sub(LINE_CAP + 2), j - 1),
+        };
+        if p == Some(self.len()) {
+            // An empty text, or `j` after its last `\n`: no line there.
+            return;
+        }
+        match p.and_then(|p| self.short_line_key(p).map(|k| (p, k))) {
+            Some((p, key)) => {
+                let source = self.source_of(p);
+                let edges = &mut self.edges;
+                let k = edges.entries.len();
+                let previous = edges.short.get(&key).copied().unwrap_or(usize::MAX);
+                if edges.entries.get(previous).map(|e| e.0) != Some(source) {
+                    edges.entries.push((source, previous));
+                    edges.short.insert(key, k);
+                }
+            }
+            None => {
+                let source = self.source_of(j);
+                self.edges.long.insert(source);
+            }
+        }
+    }
+
+    /// The key of the line starting at current offset `p` (its text
+    /// without its `\n` and every `\r` before it), if it is at most
+    /// [`LINE_CAP`] bytes long.
+    fn short_line_key(&self, p: usize) -> Option<u64> {
+        let i = self.piece_at(p);
+        let part = &self.piece_text(&self.pieces[i]).as_bytes()[p - self.starts[i]..];
+        let reach = &part[..part.len().min(LINE_CAP + 1)];
+        if let Some(stop) = memchr::memchr(b'\n', reach) {
+            // The whole line in one piece (the usual case): no copy.
+            return Some(xxhash_rust::xxh3::xxh3_64(trim_cr(&part[..stop])));
+        }
+        if reach.len() > LINE_CAP {
+            return None;
+        }
+        let mut buf = [0u8; LINE_CAP];
+        let mut n = 0;
+        let mut i = self.piece_at(p);
+        let mut at = p;
+        while i < self.pieces.len() {
+            let text = self.piece_text(&self.pieces[i]).as_bytes();
+            let part = &text[at - self.starts[i]..];
+            let stop = memchr::memchr(b'\n', part);
+            let take = stop.unwrap_or(part.len());
+            if n + take > LINE_CAP {
+                return None;
+            }
+            buf[n..n + take].copy_from_slice(&part[..take]);
+            n += take;
+            if stop.is_some() {
+                break;
+            }
+            i += 1;
+            at = self.starts[i];
+        }
+        Some(xxhash_rust::xxh3::xxh3_64(trim_cr(&buf[..n])))
     }
 
     /// The candidates a piece boundary (or the end of the text) at `j`
@@ -524,6 +775,7 @@ impl<'o> Doc<'o> {
         let hi = self.starts[..count]
             .partition_point(|&s| s < range.end)
             .max(lo);
+        let anchor = self.anchor_at(range.start);
         let mut middle: Vec<Piece> = Vec::with_capacity(3);
         if lo < count && self.starts[lo] < range.start {
             middle.push(cut(&self.pieces[lo], 0..range.start - self.starts[lo]));
@@ -532,6 +784,7 @@ impl<'o> Doc<'o> {
             let at = self.added.len();
             self.added.push_str(text);
             self.insertions.push(at);
+            self.anchors.push(anchor);
             middle.push(Piece::Added(at..self.added.len()));
         }
         if hi > lo && self.starts[hi] > range.end {
@@ -559,6 +812,7 @@ impl<'o> Doc<'o> {
         }
         self.pieces.splice(from..upto, local);
         self.reindex_from(from);
+        self.register_edges(range.start, range.start + text.len());
     }
 
     /// Replaces several disjoint current ranges at once, as replacing
@@ -571,7 +825,8 @@ impl<'o> Doc<'o> {
         // previous one's end.
         let mut k = 0;
         let mut at = 0;
-        for (range, text) in edits {
+        let anchors: Vec<usize> = edits.iter().map(|(r, _)| self.anchor_at(r.start)).collect();
+        for ((range, text), anchor) in edits.iter().zip(anchors) {
             keep_range(
                 &self.pieces,
                 &self.starts,
@@ -583,6 +838,7 @@ impl<'o> Doc<'o> {
                 let start = self.added.len();
                 self.added.push_str(text);
                 self.insertions.push(start);
+                self.anchors.push(anchor);
                 out.push(Piece::Added(start..self.added.len()));
             }
             at = range.end;
@@ -598,6 +854,13 @@ impl<'o> Doc<'o> {
         }
         self.pieces = joined;
         self.reindex_from(0);
+        // Each change's place now: its start moved by the changes before it.
+        let mut shift: isize = 0;
+        for (range, text) in edits {
+            let start = range.start.checked_add_signed(shift).unwrap_or(0);
+            self.register_edges(start, start + text.len());
+            shift += text.len() as isize - range.len() as isize;
+        }
     }
 
     /// Whether piece `b` continues piece `a` and may be joined with it.
@@ -675,6 +938,17 @@ impl<'o> Doc<'o> {
         }
         edits
     }
+}
+
+/// A line without every `\r` at its end (the key of [`EdgeLines`]: an
+/// occurrence's first line is the needle's, or for a one-line needle
+/// before a `\r\n`, the needle and a `\r`).
+fn trim_cr(line: &[u8]) -> &[u8] {
+    let mut end = line.len();
+    while end > 0 && line[end - 1] == b'\r' {
+        end -= 1;
+    }
+    &line[..end]
 }
 
 /// A line's text as a table key: without one `\r` at its end (a needle's
@@ -934,6 +1208,149 @@ mod tests {
             doc.replace(5..6, "");
             let hits = line_hits("ab\nabc\n", "ab", with_first_line);
             assert_eq!(doc.find("ab", &hits, true), [0, 3]);
+        }
+    }
+
+    /// The search of the lines straddling edits as it was before
+    /// [`EdgeLines`]: every piece boundary looked at, and every line start
+    /// inside the added pieces.
+    fn scanned_line_candidates(doc: &Doc, needle: &str, first_line: &[usize]) -> Vec<usize> {
+        let bytes = needle.as_bytes();
+        let first = &bytes[..memchr::memchr(b'\n', bytes).unwrap_or(bytes.len())];
+        let mut out: Vec<usize> = first_line
+            .iter()
+            .filter_map(|&o| doc.map_orig(o, first.len()))
+            .collect();
+        for (i, piece) in doc.pieces.iter().enumerate() {
+            if let Piece::Added(_) = piece {
+                out.extend(
+                    (doc.starts[i] + 1..doc.starts[i + 1]).filter(|&k| doc.byte_at(k - 1) == b'\n'),
+                );
+            }
+        }
+        out.extend(doc.scanned_edge_candidates(first.len()));
+        out.retain(|&p| doc.holds_at(p, bytes));
+        out
+    }
+
+    /// The whole-line occurrences of `needle` among `hits` in `text`,
+    /// sorted, once each.
+    fn whole_lines(text: &str, needle: &str, hits: &[usize]) -> Vec<usize> {
+        let b = text.as_bytes();
+        let mut out: Vec<usize> = hits
+            .iter()
+            .copied()
+            .filter(|&at| {
+                let end = at + needle.len();
+                b[at..].starts_with(needle.as_bytes())
+                    && (at == 0 || b[at - 1] == b'\n')
+                    && (end == b.len()
+                        || b[end] == b'\n'
+                        || (b[end] == b'\r' && b.get(end + 1) == Some(&b'\n')))
+            })
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// The index of the lines at piece boundaries finds what looking at
+    /// every boundary finds, and what a plain search of the text finds,
+    /// over random edit sequences: cuts inside lines, lines joined by
+    /// deletions, texts without their last `\n`, lines longer than the
+    /// index's cap, `\r`s, several changes at once.
+    #[test]
+    fn the_edge_index_finds_what_the_boundary_scan_finds() {
+        let mut rng = crate::test_rng::Rng::new(0x00ED_6E11_4E5D);
+        let mut next = move |n: usize| rng.below(n);
+        let long = "w".repeat(LINE_CAP - 1);
+        let words = [
+            "a",
+            "b",
+            "ab",
+            "x = 1",
+            "",
+            "a\r",
+            "a\r\r",
+            long.as_str(),
+            "wwv",
+        ];
+        let line = |next: &mut dyn FnMut(usize) -> usize| {
+            let mut l = String::from(words[next(words.len())]);
+            if next(6) == 0 {
+                l.push_str(words[next(words.len())]);
+            }
+            l.push('\n');
+            l
+        };
+        for round in 0..60 {
+            let original: String = (0..40 + next(80)).map(|_| line(&mut next)).collect();
+            let mut doc = Doc::new(&original);
+            let mut plain = original.clone();
+            for _ in 0..30 {
+                let len = plain.len();
+                let mut text: String = (0..next(4)).map(|_| line(&mut next)).collect();
+                if next(3) == 0 {
+                    text.push_str(words[next(words.len())]);
+                }
+                if next(4) == 0 {
+                    // Several changes at once.
+                    let mut cuts: Vec<usize> =
+                        (0..2 * (1 + next(4))).map(|_| next(len + 1)).collect();
+                    cuts.sort_unstable();
+                    let edits: Vec<(Range<usize>, &str)> = cuts
+                        .chunks_exact(2)
+                        .map(|c| (c[0]..c[1], if next(2) == 0 { "" } else { text.as_str() }))
+                        .collect();
+                    for (r, t) in edits.iter().rev() {
+                        plain.replace_range(r.clone(), t);
+                    }
+                    doc.replace_disjoint(&edits);
+                } else {
+                    let start = next(len + 1);
+                    let reach = if next(5) == 0 { 700 } else { 12 };
+                    let end = (start + next(reach)).min(len);
+                    doc.replace(start..end, &text);
+                    plain.replace_range(start..end, &text);
+                }
+                assert_eq!(doc.text(), plain, "round {round}");
+                // Needles: lines of the text now (with the next line
+                // sometimes), and their first bytes.
+                for _ in 0..6 {
+                    let lines: Vec<&str> = plain.split('\n').collect();
+                    let k = next(lines.len());
+                    let mut needle = lines[k].to_string();
+                    match next(4) {
+                        0 if k + 1 < lines.len() => {
+                            needle.push('\n');
+                            needle.push_str(lines[k + 1]);
+                        }
+                        1 if !needle.is_empty() => {
+                            let cut = next(needle.len());
+                            needle.truncate(cut);
+                        }
+                        _ => {}
+                    }
+                    if needle.is_empty() {
+                        continue;
+                    }
+                    let hits = line_hits(&original, &needle, true);
+                    // As `find` gives it: a one-line needle's first line is itself.
+                    let first_line = match needle.contains('\n') {
+                        true => hits.first_line.clone().unwrap(),
+                        false => hits.full.clone(),
+                    };
+                    let all = find_overlapping(plain.as_bytes(), needle.as_bytes());
+                    let want = whole_lines(&plain, &needle, &all);
+                    let scanned = scanned_line_candidates(&doc, &needle, &first_line);
+                    let indexed = doc.line_candidates(&needle, &first_line);
+                    assert_eq!(whole_lines(&plain, &needle, &scanned), want, "{needle:?}");
+                    assert_eq!(whole_lines(&plain, &needle, &indexed), want, "{needle:?}");
+                    let found = doc.find(&needle, &hits, true);
+                    assert_eq!(whole_lines(&plain, &needle, &found), want, "{needle:?}");
+                    assert!(found.iter().all(|at| all.contains(at)), "{needle:?}");
+                }
+            }
         }
     }
 

@@ -11,6 +11,7 @@
 
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
+use std::sync::Arc;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use memchr::memchr_iter;
@@ -41,11 +42,47 @@ const PER_NEEDLE_SCAN_BYTES: usize = 8 << 20;
 const FIRST_LINE_CAP: usize = 256;
 
 /// Every needle's hits in `original`, keyed by edit: byte offsets, in
-/// order; for a line needle only offsets at a line start.
-pub fn find(original: &str, needles: &[Needle]) -> HashMap<usize, OrigHits> {
+/// order; for a line needle only offsets at a line start. Needles of the
+/// same text and unit share their hits (ten thousand blocks with one
+/// search over ten thousand places would otherwise hold 10^8 offsets).
+pub fn find(original: &str, needles: &[Needle]) -> HashMap<usize, Arc<OrigHits>> {
     let mut out = HashMap::with_capacity(needles.len());
-    let (lines, substrings): (Vec<&Needle>, Vec<&Needle>) =
-        needles.iter().partition(|n| n.unit == MatchUnit::Lines);
+    // Each distinct needle once: `unique[k]` is the first needle of its
+    // text and unit, `of[i]` the distinct needle of needle `i`.
+    let mut seen: HashMap<(&str, bool), usize> = HashMap::with_capacity(needles.len());
+    let mut unique: Vec<&Needle> = Vec::new();
+    let of: Vec<usize> = needles
+        .iter()
+        .map(|n| {
+            *seen
+                .entry((n.text.as_str(), n.unit == MatchUnit::Lines))
+                .or_insert_with(|| {
+                    unique.push(n);
+                    unique.len() - 1
+                })
+        })
+        .collect();
+    let mut found: HashMap<usize, Arc<OrigHits>> = HashMap::with_capacity(unique.len());
+    found.extend(
+        distinct_hits(original, &unique)
+            .into_iter()
+            .map(|(edit, hits)| (edit, Arc::new(hits))),
+    );
+    for (n, k) in needles.iter().zip(of) {
+        if let Some(hits) = found.get(&unique[k].edit) {
+            out.insert(n.edit, Arc::clone(hits));
+        }
+    }
+    out
+}
+
+/// [`find`] for needles that differ from each other.
+fn distinct_hits(original: &str, needles: &[&Needle]) -> HashMap<usize, OrigHits> {
+    let mut out = HashMap::with_capacity(needles.len());
+    let (lines, substrings): (Vec<&Needle>, Vec<&Needle>) = needles
+        .iter()
+        .copied()
+        .partition(|n| n.unit == MatchUnit::Lines);
     // The table costs one pass over the lines, about what two `memmem`
     // scans cost (each with a searcher to build): from three needles on
     // it is cheaper, whatever the text's size.
