@@ -124,6 +124,10 @@ fn symlinks_planted_in_the_state_folder_are_never_written_through() {
 }
 
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "the after-plan hook (`LLM_EDIT_TEST_AFTER_PLAN`) exists in debug builds only"
+)]
 fn a_folder_swapped_for_a_symlink_after_planning_is_refused() {
     let sb = Sandbox::new(&[("sub/a.txt", "one\n")]);
     let outside_copy = sb.outside_file("a.txt", "one\n");
@@ -173,6 +177,10 @@ fn many_files_are_not_refused_for_want_of_descriptors() {
 // ---- Lost updates and what a replaced file keeps -----------------------------
 
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "the after-plan hook (`LLM_EDIT_TEST_AFTER_PLAN`) exists in debug builds only"
+)]
 fn a_file_changed_while_planning_is_not_overwritten() {
     let sb = Sandbox::new(&[("a.txt", "one\n"), ("b.txt", "two\n")]);
     let payload = sr("a.txt", "one\n", "1\n") + &sr("b.txt", "two\n", "2\n");
