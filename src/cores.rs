@@ -16,6 +16,11 @@ pub fn count() -> usize {
 /// with one edit beside one with a hundred). A panic in `f` is raised
 /// again here, never taken for an empty result.
 pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    // One item needs no thread, nor the count of cores (a few reads of
+    // the cgroup's files: a small run's process would pay them).
+    if items.len() <= 1 {
+        return items.iter().map(f).collect();
+    }
     let threads = count().min(items.len());
     if threads <= 1 {
         return items.iter().map(f).collect();

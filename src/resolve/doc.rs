@@ -22,6 +22,7 @@ use memchr::memmem;
 
 use crate::plan::TextEdit;
 use crate::text::hashed::PrecomputedHasher;
+use crate::text::lines::LineIndex;
 
 /// A run of the current text.
 #[derive(Clone, Debug)]
@@ -143,6 +144,9 @@ pub struct Doc<'o> {
     /// The lines at or across piece boundaries, by their text.
     edges: EdgeLines,
     text: OnceCell<String>,
+    /// The original's line index, on first use (shared by the line
+    /// passes while nothing is edited, and by the hints and reports).
+    orig_index: OnceCell<LineIndex>,
 }
 
 impl<'o> Doc<'o> {
@@ -164,6 +168,7 @@ impl<'o> Doc<'o> {
             added_lines: RefCell::default(),
             edges: EdgeLines::default(),
             text: OnceCell::new(),
+            orig_index: OnceCell::new(),
         };
         doc.reindex_from(0);
         doc
@@ -172,6 +177,12 @@ impl<'o> Doc<'o> {
     /// The original text.
     pub fn original(&self) -> &'o str {
         self.original
+    }
+
+    /// The original's line index (built once).
+    pub fn original_index(&self) -> &LineIndex {
+        self.orig_index
+            .get_or_init(|| LineIndex::new(self.original))
     }
 
     /// Has any edit been applied?

@@ -55,20 +55,66 @@ impl Style {
         while !text.is_char_boundary(end) {
             end -= 1;
         }
-        // Lines found with `memchr`; `infer_lines` takes them in one pass.
-        let sample = &text[..end];
+        // Lines found sixteen bytes at a time; each line's indentation read
+        // once, byte by byte, with the counts `infer_lines` keeps (same
+        // result: unit test `one_pass_inference_reads_as_the_lines_do`).
+        let bytes = &text.as_bytes()[..end];
+        let (mut tabs, mut spaces) = (0usize, 0usize);
+        let mut steps = [0usize; 9];
+        let mut prev: Option<usize> = None;
         let mut from = 0;
-        let lines = std::iter::from_fn(|| {
-            if from >= sample.len() {
-                return None;
-            }
-            let to = memchr::memchr(b'\n', &sample.as_bytes()[from..])
-                .map_or(sample.len(), |i| from + i);
-            let line = &sample[from..to];
+        let mut take = |to: usize| {
+            let line = &bytes[from..to];
             from = to + 1;
-            Some(line)
-        });
-        Style::infer_lines(lines).unwrap_or(Style::Spaces(4))
+            // The indentation: spaces (eight at a time) and tabs.
+            let mut n = 0;
+            while line.len() >= n + 8 && line[n..n + 8] == *b"        " {
+                n += 8;
+            }
+            let mut has_tab = false;
+            while n < line.len() && (line[n] == b' ' || line[n] == b'\t') {
+                has_tab |= line[n] == b'\t';
+                n += 1;
+            }
+            // Blank (`is_blank`): nothing after it, or only whitespace.
+            let blank = match line.get(n) {
+                None => true,
+                Some(b) if b.is_ascii() && !b.is_ascii_whitespace() && *b != 0x0b => false,
+                // A line starts and ends on char boundaries (`\n` is ASCII).
+                Some(_) => std::str::from_utf8(line).is_ok_and(|l| l.trim().is_empty()),
+            };
+            if blank {
+                return;
+            }
+            if line[0] == b'\t' {
+                tabs += 1;
+            } else if line.starts_with(b"  ") {
+                spaces += 1;
+            }
+            // `step`.
+            if has_tab {
+                prev = None;
+                return;
+            }
+            if let Some(p) = prev {
+                if n > p && n - p <= 8 {
+                    steps[n - p] += 1;
+                }
+            }
+            prev = Some(n);
+        };
+        crate::text::lines::for_each_newline(bytes, &mut take);
+        // The last line, when no `\n` ends it.
+        if bytes.last().is_some_and(|&b| b != b'\n') {
+            take(bytes.len());
+        }
+        if tabs == 0 && spaces == 0 {
+            return Style::Spaces(4);
+        }
+        if tabs > spaces {
+            return Style::Tabs;
+        }
+        Style::Spaces(step_unit(&steps).unwrap_or(4))
     }
 
     /// The style shown by some lines, `None` when they show none.
@@ -359,6 +405,9 @@ mod tests {
             "\n\n",
             "",
             "x\n \t y\n   z\n",
+            "  a\n\u{3000}\n    b\n \u{a0}c\n\t\u{85}\n      d\r\n\x0b\n  \x0b e\n        f",
+            "\tx\n\t\ty\n  z\n    w\n\t\n \n",
+            "é\n  ü\n      ß\n\u{2028}\n        ö\n",
         ];
         for t in texts {
             assert_eq!(

@@ -252,19 +252,19 @@ impl Locator<'_> {
                 })
                 .collect();
         }
-        self.locate_tolerant(doc.text(), r, format, hint)
+        self.locate_tolerant(doc_lines(doc), r, format, hint)
     }
 
     /// Passes 2-6 over the materialized text, the search as written, then
     /// without line numbers, then without blank boundary lines; fuzzy last.
     fn locate_tolerant(
         &self,
-        text: &str,
+        lines: Lines,
         r: &Replace,
         format: Format,
         hint: Option<usize>,
     ) -> Result<Vec<Located>, Miss> {
-        let lines = Lines::new(text);
+        let text = lines.text;
         let mut variants = vec![r.clone()];
         let unnumbered = r
             .without_line_numbers
@@ -1660,7 +1660,17 @@ impl<'d, 'o> LazyLines<'d, 'o> {
     }
 
     fn get(&self) -> &Lines<'d> {
-        self.lines.get_or_init(|| Lines::new(self.doc.text()))
+        self.lines.get_or_init(|| doc_lines(self.doc))
+    }
+}
+
+/// The current text's lines: while nothing is edited, with the original's
+/// line index (built once per file).
+pub fn doc_lines<'d>(doc: &'d Doc) -> Lines<'d> {
+    if doc.is_edited() {
+        Lines::new(doc.text())
+    } else {
+        Lines::with_index(doc.text(), doc.original_index())
     }
 }
 

@@ -248,7 +248,6 @@ struct FileResolver<'o, 'c> {
     orig_hits: std::collections::HashMap<usize, std::sync::Arc<doc::OrigHits>>,
     /// (original 0-based line, line delta) of applied edits, for hints.
     shifts: Vec<(usize, isize)>,
-    orig_index: OnceCell<LineIndex>,
     /// Some edit of this file carries a line hint.
     uses_hints: bool,
     /// (edit index, 1-based hint) of the file's sequential replaces with a
@@ -296,7 +295,6 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
             config,
             orig_hits: Default::default(),
             shifts: Vec::new(),
-            orig_index: OnceCell::new(),
             uses_hints: edits
                 .iter()
                 .any(|e| matches!(&e.op, EditOp::Replace(r) if r.line_hint.is_some())),
@@ -355,8 +353,7 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
     }
 
     fn orig_index(&self) -> &LineIndex {
-        self.orig_index
-            .get_or_init(|| LineIndex::new(self.doc.original()))
+        self.doc.original_index()
     }
 
     /// The original 1-based line of current byte offset `at`.
@@ -366,7 +363,7 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
 
     /// Original 1-based first lines of current 0-based line ranges.
     fn orig_lines(&self, ranges: &[Range<usize>]) -> Vec<crate::error::LineRange> {
-        let lines = Lines::new(self.doc.text());
+        let lines = locate::doc_lines(&self.doc);
         ranges
             .iter()
             .map(|r| {

@@ -353,7 +353,7 @@ impl<'t> KeyIndex<'t> {
     pub fn non_blank(&self, text: &'t str, index: &LineIndex) -> &[u32] {
         self.non_blank.get_or_init(|| {
             (0..index.len() as u32)
-                .filter(|&i| !index.content(text, i as usize).trim().is_empty())
+                .filter(|&i| !is_blank(&text[index.full_range(i as usize)]))
                 .collect()
         })
     }
@@ -379,6 +379,21 @@ impl<'t> KeyIndex<'t> {
     }
 }
 
+/// Whether a line (with or without its terminator) is empty once
+/// trimmed (`line.trim().is_empty()`), told from its bytes: ASCII
+/// whitespace is skipped, the first other ASCII byte says no, and a line
+/// with a non-ASCII byte before that is trimmed as a `str`.
+pub fn is_blank(line: &str) -> bool {
+    for &b in line.as_bytes() {
+        match b {
+            b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c => {}
+            b if b.is_ascii() => return false,
+            _ => return line.trim().is_empty(),
+        }
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -400,6 +415,17 @@ mod tests {
         let d = k.dict(Norm::Trim, text, &li);
         assert_eq!(d.key(trimmed[2]), "b");
         assert_eq!(k.non_blank(text, &li), &[0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn blank_lines_as_trim_tells_them() {
+        let text = "a\n \t\r\n\x0b\x0c\n\u{a0}\n \u{3000} \n\u{1c}\n x\n\u{85}\r\n\u{2028}y\n\n  \u{feff}\n\r\n \r \n  é";
+        let (li, k) = index(text);
+        let want: Vec<u32> = (0..li.len() as u32)
+            .filter(|&i| !li.content(text, i as usize).trim().is_empty())
+            .collect();
+        assert_eq!(k.non_blank(text, &li), want.as_slice());
+        assert_eq!(want, vec![0, 5, 6, 8, 10, 13]);
     }
 
     #[test]

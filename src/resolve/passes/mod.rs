@@ -17,6 +17,8 @@ pub mod unicode;
 pub mod windows;
 
 use std::borrow::Cow;
+use std::cell::RefCell;
+use std::rc::Rc;
 
 use serde::Serialize;
 
@@ -70,10 +72,12 @@ impl Pass {
 pub struct Lines<'t> {
     /// The text.
     pub text: &'t str,
-    /// Its line starts.
-    pub index: LineIndex,
+    /// Its line starts (its own, or the original's while unedited).
+    pub index: Cow<'t, LineIndex>,
     /// Its lines' keys, per normalization.
     keys: KeyIndex<'t>,
+    /// The lines holding each needle the scans looked for ([`Lines::holding`]).
+    holding: RefCell<Vec<(String, Rc<[u32]>)>>,
 }
 
 impl<'t> Lines<'t> {
@@ -81,9 +85,69 @@ impl<'t> Lines<'t> {
     pub fn new(text: &'t str) -> Lines<'t> {
         Lines {
             text,
-            index: LineIndex::new(text),
+            index: Cow::Owned(LineIndex::new(text)),
             keys: KeyIndex::default(),
+            holding: RefCell::default(),
         }
+    }
+
+    /// `text` with its line index built before (`index` must be that of
+    /// `text`).
+    pub fn with_index(text: &'t str, index: &'t LineIndex) -> Lines<'t> {
+        debug_assert_eq!(index.start(index.len()), text.len());
+        Lines {
+            text,
+            index: Cow::Borrowed(index),
+            keys: KeyIndex::default(),
+            holding: RefCell::default(),
+        }
+    }
+
+    /// The lines (in order, each once) where an occurrence of `needle`
+    /// starts, as `memmem` over the whole text finds them. The passes and
+    /// views of one search look for the same first line, trimmed or not:
+    /// the text is scanned once, for the needle trimmed (a needle without
+    /// a line break occurs inside one line, and that line holds it
+    /// trimmed), and each needle's lines are those of a needle it contains
+    /// that hold it.
+    pub fn holding(&self, needle: &str) -> Rc<[u32]> {
+        if let Some((_, found)) = self.holding.borrow().iter().find(|(k, _)| k == needle) {
+            return found.clone();
+        }
+        let one_line = !needle.contains('\n');
+        let core = needle.trim();
+        let within = if one_line && !core.is_empty() && core.len() < needle.len() {
+            Some(self.holding(core))
+        } else if one_line {
+            self.holding
+                .borrow()
+                .iter()
+                .find(|(k, _)| !k.is_empty() && needle.contains(k.as_str()))
+                .map(|(_, found)| found.clone())
+        } else {
+            None
+        };
+        let found: Rc<[u32]> = match within {
+            Some(within) => within
+                .iter()
+                .copied()
+                .filter(|&i| self.text[self.index.full_range(i as usize)].contains(needle))
+                .collect(),
+            None => {
+                let mut found = Vec::new();
+                for hit in memchr::memmem::find_iter(self.text.as_bytes(), needle.as_bytes()) {
+                    let i = self.index.line_of(hit) as u32;
+                    if found.last() != Some(&i) {
+                        found.push(i);
+                    }
+                }
+                found.into()
+            }
+        };
+        self.holding
+            .borrow_mut()
+            .push((needle.to_string(), found.clone()));
+        found
     }
 
     /// The distinct keys of the lines under `norm`.
@@ -110,6 +174,11 @@ impl<'t> Lines<'t> {
     /// The lines that are not blank, in order.
     pub fn non_blank(&self) -> &[u32] {
         self.keys.non_blank(self.text, &self.index)
+    }
+
+    /// Whether line `i` is blank (whitespace only).
+    pub fn is_blank(&self, i: usize) -> bool {
+        keys::is_blank(&self.text[self.index.full_range(i)])
     }
 
     /// Number of lines.
@@ -173,6 +242,9 @@ pub fn scan(
     needle: Option<&str>,
     eq: impl Fn(&str, usize) -> bool,
 ) -> Option<Vec<usize>> {
+    if let (View::NonBlank, Some(needle)) = (view, needle.filter(|s| !s.is_empty())) {
+        return scan_non_blank(file, n, needle, eq);
+    }
     let at: &[u32] = match view {
         View::All => &[],
         View::NonBlank => file.non_blank(),
@@ -202,13 +274,8 @@ pub fn scan(
     };
     match needle.filter(|s| !s.is_empty()) {
         Some(needle) => {
-            let mut last = None;
-            for hit in memchr::memmem::find_iter(file.text.as_bytes(), needle.as_bytes()) {
-                let i = file.index.line_of(hit);
-                if last == Some(i) {
-                    continue;
-                }
-                last = Some(i);
+            for &i in file.holding(needle).iter() {
+                let i = i as usize;
                 let k = match view {
                     View::All => i,
                     View::NonBlank => match at.binary_search(&(i as u32)) {
@@ -226,6 +293,54 @@ pub fn scan(
         }
     }
     Some(starts)
+}
+
+/// [`scan`] over the non-blank lines with a needle: from each line holding
+/// it, the window's lines are the non-blank lines that follow, walked to
+/// while they match. The index of the non-blank lines (a pass over every
+/// line) is built only when a window matches, for its position. Every
+/// line walked, blank or not, counts against the budget.
+fn scan_non_blank(
+    file: &Lines,
+    n: usize,
+    needle: &str,
+    eq: impl Fn(&str, usize) -> bool,
+) -> Option<Vec<usize>> {
+    if n == 0 {
+        return Some(Vec::new());
+    }
+    let mut budget = 4 * (file.len() + n) + 4096;
+    let mut found = Vec::new();
+    for &i in file.holding(needle).iter() {
+        let i = i as usize;
+        if file.is_blank(i) || !eq(file.line(i), 0) {
+            continue;
+        }
+        let (mut j, mut next) = (1, i + 1);
+        while j < n && next < file.len() {
+            budget = budget.checked_sub(1)?;
+            if !file.is_blank(next) {
+                if !eq(file.line(next), j) {
+                    break;
+                }
+                j += 1;
+            }
+            next += 1;
+        }
+        if j == n {
+            found.push(i);
+        }
+    }
+    if found.is_empty() {
+        return Some(found);
+    }
+    let at = file.non_blank();
+    Some(
+        found
+            .into_iter()
+            .filter_map(|i| at.binary_search(&(i as u32)).ok())
+            .collect(),
+    )
 }
 
 /// The candidates of a line pass other than fuzzy, as start lines.
@@ -393,8 +508,21 @@ mod tests {
                 .filter(|&i| !as_read[i].trim().is_empty())
                 .collect();
             let compact: Vec<&str> = at.iter().map(|&i| as_read[i]).collect();
+            // One text searched by every pass and view in turn (the lines
+            // holding a needle found once, shared).
+            let shared = Lines::new(&text);
             for pass in LINE_PASSES {
                 let want = naive_pass(pass, &as_read, &search);
+                assert_eq!(
+                    find_line_pass(pass, &shared, &search),
+                    want,
+                    "shared {pass:?} {text:?} {search:?}"
+                );
+                assert_eq!(
+                    find_line_pass_in(pass, &shared, View::NonBlank, &search),
+                    naive_pass(pass, &compact, &search),
+                    "shared non-blank {pass:?} {text:?} {search:?}"
+                );
                 let scanned = Lines::new(&text);
                 assert_eq!(
                     find_line_pass(pass, &scanned, &search),
