@@ -62,39 +62,30 @@ impl LineIndex {
     }
 }
 
-/// Calls `f` with the offset of each `\n` in `bytes`, in order. Sixteen
-/// bytes are compared at a time and the hits of each read off a bit mask:
-/// on text of short lines (code), `memchr_iter` pays a call per line.
+/// Calls `f` with the offset of each `\n` in `bytes`, in order. Eight
+/// bytes are compared at a time in a `u64` and the hits of each read off a
+/// bit mask: on text of short lines (code), `memchr_iter` pays a call per
+/// line.
 pub fn for_each_newline(bytes: &[u8], mut f: impl FnMut(usize)) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{
-            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
-        };
-        let mut chunks = bytes.chunks_exact(16);
-        let mut base = 0;
-        for chunk in &mut chunks {
-            // SAFETY: SSE2 is part of x86_64; the load reads the 16 bytes
-            // of `chunk` (unaligned load).
-            let mut mask = unsafe {
-                let v = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
-                _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\n' as i8))) as u32
-            };
-            while mask != 0 {
-                f(base + mask.trailing_zeros() as usize);
-                mask &= mask - 1;
-            }
-            base += 16;
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const NEWLINES: u64 = 0x0a0a_0a0a_0a0a_0a0a;
+    let mut chunks = bytes.chunks_exact(8);
+    let mut base = 0;
+    for chunk in &mut chunks {
+        let x = u64::from_le_bytes(chunk.try_into().expect("eight bytes")) ^ NEWLINES;
+        // The high bit of each byte that is zero in `x` (a `\n` in the
+        // chunk), exactly: no carry crosses a byte.
+        let mut mask = !(((x & LOW7).wrapping_add(LOW7)) | x | LOW7);
+        while mask != 0 {
+            f(base + (mask.trailing_zeros() / 8) as usize);
+            mask &= mask - 1;
         }
-        for (i, &b) in chunks.remainder().iter().enumerate() {
-            if b == b'\n' {
-                f(base + i);
-            }
-        }
+        base += 8;
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    for i in memchr::memchr_iter(b'\n', bytes) {
-        f(i);
+    for (i, &b) in chunks.remainder().iter().enumerate() {
+        if b == b'\n' {
+            f(base + i);
+        }
     }
 }
 
@@ -174,10 +165,13 @@ mod tests {
         let mut rng = crate::test_rng::Rng::new(7);
         for len in 0..300 {
             let bytes: Vec<u8> = (0..len)
-                .map(|_| match rng.below(4) {
-                    0 => b'\n',
-                    1 => b'\r',
-                    2 => 0x8a,
+                .map(|_| match rng.below(8) {
+                    0 | 1 => b'\n',
+                    2 => b'\r',
+                    3 => 0x8a,
+                    4 => 0x0b,
+                    5 => 0x09,
+                    6 => rng.below(256) as u8,
                     _ => b'a',
                 })
                 .collect();
