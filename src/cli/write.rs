@@ -7,9 +7,10 @@
 //! unpredictable name, created exclusively in its target's folder and
 //! given the target's owner, group, mode and extended attributes; every
 //! temporary file is written and synced before any rename. Right before
-//! each rename the target is read again and compared with the bytes the
-//! plan was made from: a file changed meanwhile is refused, and everything
-//! already replaced is restored. A file with several hard links is
+//! each rename the target is checked against the bytes the plan was made
+//! from: its status against the one taken when it was read (a [`Stamp`],
+//! when that can tell), else it is read again and compared; a file changed
+//! meanwhile is refused, and everything already replaced is restored. A file with several hard links is
 //! rewritten in place (a rename would split it from its other names). A
 //! read-only file in a writable folder is refused unless `force`. Each
 //! folder touched is synced once at the end.
@@ -32,7 +33,7 @@ use std::sync::Mutex;
 
 use rustix::fs::Stat;
 
-use crate::disk::{meta, Dir, FsError, Location, RootDir, NEW_FILE, PRIVATE};
+use crate::disk::{meta, Dir, FsError, Location, RootDir, Stamp, NEW_FILE, PRIVATE};
 use crate::engine::{FileChange, FileStatus};
 use crate::text::encoding::{self, Encoding};
 use crate::workspace::WorkspacePath;
@@ -48,8 +49,10 @@ enum Expect<'a> {
     /// Missing or empty (a new file: the plan's create rule).
     Absent,
     /// Exactly these bytes (what the plan read; borrowed from the plan
-    /// unless its encoding had to be redone).
-    Bytes(Cow<'a, [u8]>),
+    /// unless its encoding had to be redone), and the file's status when
+    /// they were read, when it can tell that the file is unchanged
+    /// ([`Stamp`]).
+    Bytes(Cow<'a, [u8]>, Option<Stamp>),
 }
 
 /// One file operation, staged.
@@ -66,6 +69,7 @@ enum Staged<'a> {
         at: Location,
         bytes: Cow<'a, [u8]>,
         old: Cow<'a, [u8]>,
+        stamp: Option<Stamp>,
         shown: String,
     },
     /// The entry `at` goes away; `check` (where its symlinks lead) must
@@ -74,6 +78,7 @@ enum Staged<'a> {
         at: Location,
         check: Location,
         expect: Cow<'a, [u8]>,
+        stamp: Option<Stamp>,
         shown: String,
     },
 }
@@ -185,6 +190,7 @@ fn stage<'a>(
             .before
             .as_ref()
             .map(|b| encoding::encode(&b.text, b.encoding));
+        let stamp = change.before.as_ref().and_then(|b| b.stamp);
         if let Some(pieces) = change.after_pieces() {
             let encoding = change
                 .before
@@ -199,7 +205,7 @@ fn stage<'a>(
             };
             // The file read is the target unless the change moves it.
             let expect = match (&change.from, &before) {
-                (None, Some(b)) => Expect::Bytes(b.clone()),
+                (None, Some(b)) => Expect::Bytes(b.clone(), stamp),
                 _ => Expect::Absent,
             };
             let source = change.from.as_ref().unwrap_or(&change.path);
@@ -226,7 +232,13 @@ fn stage<'a>(
             _ => None,
         };
         if let Some(path) = removed {
-            staged.push(stage_remove(root, path, before.unwrap_or_default(), force)?);
+            staged.push(stage_remove(
+                root,
+                path,
+                before.unwrap_or_default(),
+                stamp,
+                force,
+            )?);
         }
     }
     sync_temps(&mut unsynced)
@@ -302,11 +314,12 @@ fn stage_put<'a>(
     if let Some((_, st)) = &existing {
         refuse_read_only(st, &at.dir, force).map_err(|e| fail(&e))?;
         if st.st_nlink > 1 {
-            if let Expect::Bytes(old) = expect {
+            if let Expect::Bytes(old, stamp) = expect {
                 let step = Staged::InPlace {
                     at,
                     bytes: bytes.joined(),
                     old,
+                    stamp,
                     shown,
                 };
                 return Ok((step, None));
@@ -345,6 +358,7 @@ fn stage_remove<'a>(
     root: &RootDir,
     path: &WorkspacePath,
     expect: Cow<'a, [u8]>,
+    stamp: Option<Stamp>,
     force: bool,
 ) -> Result<Staged<'a>, String> {
     let shown = path.to_string();
@@ -368,6 +382,7 @@ fn stage_remove<'a>(
         at,
         check,
         expect,
+        stamp,
         shown,
     })
 }
@@ -406,10 +421,19 @@ fn refuse_read_only(st: &Stat, folder: &Dir, force: bool) -> Result<(), String> 
     Ok(())
 }
 
-/// Checks that `at` still holds what the plan read: the file is read
-/// again (as a regular file, not through a symlink) and compared piece by
-/// piece, without a second copy of it in memory.
+/// Checks that `at` still holds what the plan read. When the read left a
+/// [`Stamp`] and the entry's status (not following a symlink) still
+/// matches it, the file is unchanged since; otherwise it is read again (as
+/// a regular file, not through a symlink) and compared piece by piece,
+/// without a second copy of it in memory.
 fn verify(at: &Location, expect: &Expect<'_>, shown: &str) -> Result<(), String> {
+    if let (Expect::Bytes(_, Some(stamp)), true) = (expect, at.missing.is_empty()) {
+        if let Ok(Some(st)) = at.dir.stat(&at.name) {
+            if stamp.matches(&st) {
+                return Ok(());
+            }
+        }
+    }
     let current = if at.missing.is_empty() {
         at.dir
             .open_regular(&at.name)
@@ -420,10 +444,10 @@ fn verify(at: &Location, expect: &Expect<'_>, shown: &str) -> Result<(), String>
     let same = match (expect, current) {
         (Expect::Absent, None) => true,
         (Expect::Absent, Some((_, st))) => st.st_size == 0,
-        (Expect::Bytes(b), Some((file, st))) => {
+        (Expect::Bytes(b, _), Some((file, st))) => {
             holds(file, &st, b).map_err(|e| format!("cannot read {shown} again: {e}"))?
         }
-        (Expect::Bytes(_), None) => false,
+        (Expect::Bytes(..), None) => false,
     };
     if same {
         Ok(())
@@ -502,7 +526,7 @@ fn step<'s>(s: &'s Staged<'_>) -> Result<Done<'s>, String> {
         } => {
             verify(at, expect, shown)?;
             let aside = match expect {
-                Expect::Bytes(old) => Some(put_aside(at, old)),
+                Expect::Bytes(old, _) => Some(put_aside(at, old)),
                 Expect::Absent => None,
             }
             .transpose()
@@ -521,9 +545,10 @@ fn step<'s>(s: &'s Staged<'_>) -> Result<Done<'s>, String> {
             at,
             bytes,
             old,
+            stamp,
             shown,
         } => {
-            verify(at, &Expect::Bytes(Cow::Borrowed(old)), shown)?;
+            verify(at, &Expect::Bytes(Cow::Borrowed(old), *stamp), shown)?;
             at.dir
                 .rewrite(&at.name, bytes)
                 .map_err(|e| format!("cannot write {shown}: {}", it(&e)))?;
@@ -533,9 +558,10 @@ fn step<'s>(s: &'s Staged<'_>) -> Result<Done<'s>, String> {
             at,
             check,
             expect,
+            stamp,
             shown,
         } => {
-            verify(check, &Expect::Bytes(Cow::Borrowed(expect)), shown)?;
+            verify(check, &Expect::Bytes(Cow::Borrowed(expect), *stamp), shown)?;
             let aside = put_aside(at, expect).map_err(|e| format!("cannot remove {shown}: {e}"))?;
             match at.dir.remove_file(&at.name) {
                 Ok(()) => Ok(Done::Removed(at, aside)),

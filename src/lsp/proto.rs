@@ -568,6 +568,7 @@ mod tests {
                 text: before.into(),
                 encoding: Default::default(),
                 version,
+                stamp: None,
             })),
             content: crate::plan::After::edited(),
             edits,
