@@ -18,6 +18,9 @@ use rustix::io::Errno;
 use super::stamp::{self, Stamp};
 use super::FsError;
 
+/// A file's bytes, and its [`Stamp`] when the read is settled.
+pub type StampedRead = (Vec<u8>, Option<Stamp>);
+
 /// An open folder.
 #[derive(Debug)]
 pub struct Dir {
@@ -150,7 +153,7 @@ impl Dir {
         &self,
         name: &OsStr,
         limit: u64,
-    ) -> Result<Option<(Vec<u8>, Option<Stamp>)>, FsError> {
+    ) -> Result<Option<StampedRead>, FsError> {
         // Read before the descriptor's `fstat` (in `open_regular`).
         let clock = stamp::clock();
         match self.open_regular(name)? {

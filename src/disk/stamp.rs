@@ -52,9 +52,9 @@ impl Stamp {
     /// The stamp of the file open at `fd`, whose status `st` was taken
     /// after `clock` was read (see [`clock`]); `None` unless the read is
     /// settled on a filesystem that keeps nanoseconds.
+    #[allow(clippy::unnecessary_cast)] // the field types differ by platform
     pub fn settled(fd: impl AsFd, st: &Stat, clock: Timespec) -> Option<Stamp> {
         let fs = rustix::fs::fstatfs(fd).ok()?;
-        #[allow(clippy::unnecessary_cast)] // its type differs by platform
         let fs_type = fs.f_type as i64;
         let stamp = Stamp::of(st);
         // A ctime of whole seconds: a filesystem that drops nanoseconds
