@@ -306,6 +306,7 @@ mod tests {
                     text: original.to_string(),
                     encoding: crate::text::encoding::Encoding::Utf8,
                     version: None,
+                    stamp: None,
                 })),
                 content: After::edited(),
                 edits,

@@ -11,7 +11,7 @@ use std::fmt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
-use crate::disk::{FsError, RootDir, MAX_FILE_BYTES, MAX_NAME_BYTES};
+use crate::disk::{FsError, RootDir, Stamp, MAX_FILE_BYTES, MAX_NAME_BYTES};
 use crate::text::encoding::{self, DecodeError, Encoding};
 
 /// A normalized path relative to the workspace root: `/`-separated, no
@@ -126,6 +126,10 @@ pub struct SourceText {
     pub encoding: Encoding,
     /// The editor's document version, when it comes from an open buffer.
     pub version: Option<i32>,
+    /// The file's status when exactly these bytes were read from disk, if
+    /// it can tell later that the file has not changed since
+    /// ([`Stamp`]; the CLI's writer then need not read it again).
+    pub stamp: Option<Stamp>,
 }
 
 impl SourceText {
@@ -135,6 +139,7 @@ impl SourceText {
             text,
             encoding,
             version: None,
+            stamp: None,
         }
     }
 }
@@ -211,11 +216,22 @@ impl DiskFiles {
 
     /// Reads and decodes a file under the root.
     pub fn read(&self, path: &WorkspacePath) -> Result<Option<SourceText>, LoadError> {
-        match self.read_bytes(path)? {
+        let location = self.root.locate(path.as_str(), true).map_err(load_error)?;
+        if !location.missing.is_empty() {
+            return Ok(None);
+        }
+        let read = location
+            .dir
+            .read_regular_stamped(&location.name, MAX_FILE_BYTES)
+            .map_err(load_error)?;
+        match read {
             None => Ok(None),
-            Some(bytes) => {
+            Some((bytes, stamp)) => {
                 let (text, encoding) = encoding::decode_owned(bytes).map_err(LoadError::Decode)?;
-                Ok(Some(SourceText::from_disk(text, encoding)))
+                Ok(Some(SourceText {
+                    stamp,
+                    ..SourceText::from_disk(text, encoding)
+                }))
             }
         }
     }

@@ -7,9 +7,10 @@
 //! unpredictable name, created exclusively in its target's folder and
 //! given the target's owner, group, mode and extended attributes; every
 //! temporary file is written and synced before any rename. Right before
-//! each rename the target is read again and compared with the bytes the
-//! plan was made from: a file changed meanwhile is refused, and everything
-//! already replaced is restored. A file with several hard links is
+//! each rename the target is checked against the bytes the plan was made
+//! from: its status against the one taken when it was read (a [`Stamp`],
+//! when that can tell), else it is read again and compared; a file changed
+//! meanwhile is refused, and everything already replaced is restored. A file with several hard links is
 //! rewritten in place (a rename would split it from its other names). A
 //! read-only file in a writable folder is refused unless `force`. Each
 //! folder touched is synced once at the end.
@@ -25,14 +26,14 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 use std::ffi::OsString;
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::{IoSlice, Read, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use rustix::fs::Stat;
 
-use crate::disk::{meta, Dir, FsError, Location, RootDir, NEW_FILE, PRIVATE};
+use crate::disk::{meta, Dir, FsError, Location, RootDir, Stamp, NEW_FILE, PRIVATE};
 use crate::engine::{FileChange, FileStatus};
 use crate::text::encoding::{self, Encoding};
 use crate::workspace::WorkspacePath;
@@ -48,8 +49,10 @@ enum Expect<'a> {
     /// Missing or empty (a new file: the plan's create rule).
     Absent,
     /// Exactly these bytes (what the plan read; borrowed from the plan
-    /// unless its encoding had to be redone).
-    Bytes(Cow<'a, [u8]>),
+    /// unless its encoding had to be redone), and the file's status when
+    /// they were read, when it can tell that the file is unchanged
+    /// ([`Stamp`]).
+    Bytes(Cow<'a, [u8]>, Option<Stamp>),
 }
 
 /// One file operation, staged.
@@ -66,6 +69,7 @@ enum Staged<'a> {
         at: Location,
         bytes: Cow<'a, [u8]>,
         old: Cow<'a, [u8]>,
+        stamp: Option<Stamp>,
         shown: String,
     },
     /// The entry `at` goes away; `check` (where its symlinks lead) must
@@ -74,6 +78,7 @@ enum Staged<'a> {
         at: Location,
         check: Location,
         expect: Cow<'a, [u8]>,
+        stamp: Option<Stamp>,
         shown: String,
     },
 }
@@ -88,17 +93,29 @@ enum NewBytes<'a> {
 }
 
 impl<'a> NewBytes<'a> {
-    /// Writes them all to `file`, small pieces gathered in a buffer, large
-    /// ones written as they are.
+    /// Writes them all to `file`; pieces go to the system as they are,
+    /// [`MAX_SLICES`] to a call (`writev`: no copy of the text gathered in
+    /// between).
     fn write_to(&self, file: &mut File) -> std::io::Result<()> {
         match self {
             NewBytes::Whole(bytes) => file.write_all(bytes),
             NewBytes::Pieces(pieces) => {
-                let mut out = std::io::BufWriter::with_capacity(WRITE_BUFFER, file);
-                for piece in pieces {
-                    out.write_all(piece.as_bytes())?;
+                let mut slices: Vec<IoSlice<'_>> = pieces
+                    .iter()
+                    .filter(|p| !p.is_empty())
+                    .map(|p| IoSlice::new(p.as_bytes()))
+                    .collect();
+                let mut rest = &mut slices[..];
+                while !rest.is_empty() {
+                    let batch = rest.len().min(MAX_SLICES);
+                    match file.write_vectored(&rest[..batch]) {
+                        Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+                        Ok(n) => IoSlice::advance_slices(&mut rest, n),
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(e) => return Err(e),
+                    }
                 }
-                out.flush()
+                Ok(())
             }
         }
     }
@@ -112,8 +129,8 @@ impl<'a> NewBytes<'a> {
     }
 }
 
-/// The buffer that gathers small pieces of a file written in pieces.
-const WRITE_BUFFER: usize = 256 * 1024;
+/// Pieces given to one `writev` at most (the system's `IOV_MAX`).
+const MAX_SLICES: usize = 1024;
 
 /// What was done, to undo.
 enum Done<'a> {
@@ -185,6 +202,7 @@ fn stage<'a>(
             .before
             .as_ref()
             .map(|b| encoding::encode(&b.text, b.encoding));
+        let stamp = change.before.as_ref().and_then(|b| b.stamp);
         if let Some(pieces) = change.after_pieces() {
             let encoding = change
                 .before
@@ -199,7 +217,7 @@ fn stage<'a>(
             };
             // The file read is the target unless the change moves it.
             let expect = match (&change.from, &before) {
-                (None, Some(b)) => Expect::Bytes(b.clone()),
+                (None, Some(b)) => Expect::Bytes(b.clone(), stamp),
                 _ => Expect::Absent,
             };
             let source = change.from.as_ref().unwrap_or(&change.path);
@@ -226,7 +244,13 @@ fn stage<'a>(
             _ => None,
         };
         if let Some(path) = removed {
-            staged.push(stage_remove(root, path, before.unwrap_or_default(), force)?);
+            staged.push(stage_remove(
+                root,
+                path,
+                before.unwrap_or_default(),
+                stamp,
+                force,
+            )?);
         }
     }
     sync_temps(&mut unsynced)
@@ -302,11 +326,12 @@ fn stage_put<'a>(
     if let Some((_, st)) = &existing {
         refuse_read_only(st, &at.dir, force).map_err(|e| fail(&e))?;
         if st.st_nlink > 1 {
-            if let Expect::Bytes(old) = expect {
+            if let Expect::Bytes(old, stamp) = expect {
                 let step = Staged::InPlace {
                     at,
                     bytes: bytes.joined(),
                     old,
+                    stamp,
                     shown,
                 };
                 return Ok((step, None));
@@ -345,6 +370,7 @@ fn stage_remove<'a>(
     root: &RootDir,
     path: &WorkspacePath,
     expect: Cow<'a, [u8]>,
+    stamp: Option<Stamp>,
     force: bool,
 ) -> Result<Staged<'a>, String> {
     let shown = path.to_string();
@@ -368,6 +394,7 @@ fn stage_remove<'a>(
         at,
         check,
         expect,
+        stamp,
         shown,
     })
 }
@@ -406,10 +433,19 @@ fn refuse_read_only(st: &Stat, folder: &Dir, force: bool) -> Result<(), String> 
     Ok(())
 }
 
-/// Checks that `at` still holds what the plan read: the file is read
-/// again (as a regular file, not through a symlink) and compared piece by
-/// piece, without a second copy of it in memory.
+/// Checks that `at` still holds what the plan read. When the read left a
+/// [`Stamp`] and the entry's status (not following a symlink) still
+/// matches it, the file is unchanged since; otherwise it is read again (as
+/// a regular file, not through a symlink) and compared piece by piece,
+/// without a second copy of it in memory.
 fn verify(at: &Location, expect: &Expect<'_>, shown: &str) -> Result<(), String> {
+    if let (Expect::Bytes(_, Some(stamp)), true) = (expect, at.missing.is_empty()) {
+        if let Ok(Some(st)) = at.dir.stat(&at.name) {
+            if stamp.matches(&st) {
+                return Ok(());
+            }
+        }
+    }
     let current = if at.missing.is_empty() {
         at.dir
             .open_regular(&at.name)
@@ -420,10 +456,10 @@ fn verify(at: &Location, expect: &Expect<'_>, shown: &str) -> Result<(), String>
     let same = match (expect, current) {
         (Expect::Absent, None) => true,
         (Expect::Absent, Some((_, st))) => st.st_size == 0,
-        (Expect::Bytes(b), Some((file, st))) => {
+        (Expect::Bytes(b, _), Some((file, st))) => {
             holds(file, &st, b).map_err(|e| format!("cannot read {shown} again: {e}"))?
         }
-        (Expect::Bytes(_), None) => false,
+        (Expect::Bytes(..), None) => false,
     };
     if same {
         Ok(())
@@ -502,7 +538,7 @@ fn step<'s>(s: &'s Staged<'_>) -> Result<Done<'s>, String> {
         } => {
             verify(at, expect, shown)?;
             let aside = match expect {
-                Expect::Bytes(old) => Some(put_aside(at, old)),
+                Expect::Bytes(old, _) => Some(put_aside(at, old)),
                 Expect::Absent => None,
             }
             .transpose()
@@ -521,9 +557,10 @@ fn step<'s>(s: &'s Staged<'_>) -> Result<Done<'s>, String> {
             at,
             bytes,
             old,
+            stamp,
             shown,
         } => {
-            verify(at, &Expect::Bytes(Cow::Borrowed(old)), shown)?;
+            verify(at, &Expect::Bytes(Cow::Borrowed(old), *stamp), shown)?;
             at.dir
                 .rewrite(&at.name, bytes)
                 .map_err(|e| format!("cannot write {shown}: {}", it(&e)))?;
@@ -533,9 +570,10 @@ fn step<'s>(s: &'s Staged<'_>) -> Result<Done<'s>, String> {
             at,
             check,
             expect,
+            stamp,
             shown,
         } => {
-            verify(check, &Expect::Bytes(Cow::Borrowed(expect)), shown)?;
+            verify(check, &Expect::Bytes(Cow::Borrowed(expect), *stamp), shown)?;
             let aside = put_aside(at, expect).map_err(|e| format!("cannot remove {shown}: {e}"))?;
             match at.dir.remove_file(&at.name) {
                 Ok(()) => Ok(Done::Removed(at, aside)),
@@ -591,4 +629,30 @@ fn sync_once(folders: &[&Dir]) {
         .filter(|dir| rustix::fs::fstat(dir).is_ok_and(|st| seen.insert((st.st_dev, st.st_ino))))
         .collect();
     let _ = together(&unique, |dir| dir.sync());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_are_written_whole_and_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.txt");
+        // More pieces than one call takes, empty ones among them.
+        let owned: Vec<String> = (0..3000)
+            .map(|i| match i % 3 {
+                0 => String::new(),
+                1 => format!("line {i}\n"),
+                _ => "x".repeat(i % 700),
+            })
+            .collect();
+        let pieces: Vec<&str> = owned.iter().map(String::as_str).collect();
+        let mut file = File::create(&path).unwrap();
+        NewBytes::Pieces(pieces.clone())
+            .write_to(&mut file)
+            .unwrap();
+        drop(file);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), pieces.concat());
+    }
 }

@@ -15,7 +15,11 @@ use std::path::Path;
 use rustix::fs::{self as rfs, AtFlags, FileType, Mode, OFlags, Stat, CWD};
 use rustix::io::Errno;
 
+use super::stamp::{self, Stamp};
 use super::FsError;
+
+/// A file's bytes, and its [`Stamp`] when the read is settled.
+pub type StampedRead = (Vec<u8>, Option<Stamp>);
 
 /// An open folder.
 #[derive(Debug)]
@@ -140,6 +144,24 @@ impl Dir {
         match self.open_regular(name)? {
             None => Ok(None),
             Some((file, st)) => read_bounded(file, &st, limit).map(Some),
+        }
+    }
+
+    /// Reads the regular file `name` whole like [`Dir::read_regular`], with
+    /// its [`Stamp`] when the read is settled.
+    pub fn read_regular_stamped(
+        &self,
+        name: &OsStr,
+        limit: u64,
+    ) -> Result<Option<StampedRead>, FsError> {
+        // Read before the descriptor's `fstat` (in `open_regular`).
+        let clock = stamp::clock();
+        match self.open_regular(name)? {
+            None => Ok(None),
+            Some((file, st)) => {
+                let stamp = Stamp::settled(&file, &st, clock);
+                read_bounded(file, &st, limit).map(|bytes| Some((bytes, stamp)))
+            }
         }
     }
 

@@ -13,10 +13,12 @@ mod dir;
 mod error;
 pub mod meta;
 mod root;
+mod stamp;
 
 pub use dir::{Dir, NEW_FILE, PRIVATE};
 pub use error::FsError;
 pub use root::{Location, RootDir};
+pub use stamp::Stamp;
 
 /// The largest file read (a target, a snapshot, a manifest): 64 MiB, the
 /// payload limit.

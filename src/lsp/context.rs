@@ -523,6 +523,7 @@ impl Contexts {
             text: text.to_owned(),
             encoding: crate::text::encoding::Encoding::Utf8,
             version: Some(version),
+            stamp: None,
         };
         let resolution = match args.choice {
             Choice::Theirs => Resolution::Edit(file.path.clone(), buffer, conflict.take_theirs()),
@@ -677,6 +678,7 @@ impl FileSource for SnapshotAsCurrent<'_> {
                 text: text.to_string(),
                 encoding: crate::text::encoding::Encoding::Utf8,
                 version: None,
+                stamp: None,
             }))),
             None => self.files.load(path),
         }

@@ -577,6 +577,7 @@ mod tests {
                 text: before.into(),
                 encoding: Default::default(),
                 version,
+                stamp: None,
             })),
             content: crate::plan::After::edited(),
             edits,

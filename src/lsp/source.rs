@@ -74,6 +74,7 @@ impl BufferFiles {
                 text: String::from(&doc.rope),
                 encoding: Encoding::Utf8,
                 version: Some(doc.version),
+                stamp: None,
             })));
         }
         self.disk.read(path).map(|t| t.map(Arc::new))
@@ -241,6 +242,7 @@ mod tests {
             text: "planned\n".into(),
             encoding: Encoding::Utf8,
             version: Some(1),
+            stamp: None,
         };
         let stamps = stamps(&[change("a.txt", before)]);
         let stale = |docs: &Documents| {

@@ -43,6 +43,7 @@ pub fn resolve_changed_file(
         text: snapshot.to_string(),
         encoding: current.encoding,
         version: None,
+        stamp: None,
     });
     let changes = match resolve_text(path, edits, source, config, Some(base)) {
         FileResult::Changed(changes) => changes,

@@ -120,6 +120,16 @@ impl Sandbox {
     }
 }
 
+/// Whether the CLI under test honours [`after_plan`]: only debug builds
+/// do (a release binary runs no command from its environment), and the
+/// CLI is built with the tests' own profile.
+pub fn hook_available() -> bool {
+    if !cfg!(debug_assertions) {
+        eprintln!("skipped: the between-plan-and-write hook exists in debug builds only");
+    }
+    cfg!(debug_assertions)
+}
+
 /// Runs `command` (a shell command) between planning and writing: the
 /// debug-build test hook of the CLI.
 pub fn after_plan(command: String) -> impl FnOnce(&mut Command) {
