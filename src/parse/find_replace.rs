@@ -217,7 +217,7 @@ fn is_label(line: &str, label: &str) -> bool {
 /// The line trimmed, with `**` bold markers removed.
 fn undecorated(line: &str) -> std::borrow::Cow<'_, str> {
     let line = line.trim();
-    if line.contains("**") {
+    if super::markdown::has_bold_marker(line) {
         std::borrow::Cow::Owned(line.replace("**", "").trim().to_string())
     } else {
         std::borrow::Cow::Borrowed(line)

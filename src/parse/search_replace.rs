@@ -17,9 +17,13 @@ use crate::model::{EditOp, Format, Ordering, Replace, SourceSpan};
 /// Does a `search_replace` block (or a broken marker line) open at 0-based line `i`?
 pub fn opens(scan: &Scan, i: usize) -> bool {
     scan.line(i).is_some_and(|line| {
-        markers::is_search_marker(line)
-            || markers::is_replace_marker(line)
-            || markers::is_near_miss_opener(line)
+        // Each of the three ends in `SEARCH`/`SEARCH>` or starts with `>`
+        // (trailing whitespace aside): most lines are rejected here.
+        let end = line.trim_end();
+        (end.ends_with("SEARCH") || end.ends_with("SEARCH>") || end.starts_with('>'))
+            && (markers::is_search_marker(line)
+                || markers::is_replace_marker(line)
+                || markers::is_near_miss_opener(line))
     })
 }
 
