@@ -29,6 +29,10 @@ pub fn opens(scan: &Scan, i: usize) -> bool {
     let Some(line) = scan.line(i) else {
         return false;
     };
+    // `FILE:` and `FIND:` both hold an `F` (most lines do not).
+    if memchr::memchr(b'F', line.as_bytes()).is_none() {
+        return false;
+    }
     if file_header(line).is_some() {
         let next = skip(scan, i + 1, |l| {
             l.trim().is_empty() || is_label(l, "CHANGE:")
