@@ -175,6 +175,48 @@ mod tests {
     use super::*;
     use crate::parse::{parse, Parsed};
 
+    /// The quick test before the marker checks rejects only lines that
+    /// none of them accepts; a block's content lines are read as content
+    /// whatever their first byte.
+    #[test]
+    fn opens_is_the_three_marker_checks() {
+        let heads = [
+            "", " ", "<", "<<<<<<<", "<<<<<", ">>>>>>>", ">", "=", "-", "<<--", "\\",
+        ];
+        let tails = [
+            "",
+            " SEARCH",
+            " SEARCH>",
+            "SEARCH",
+            " REPLACE",
+            " REPLACE ",
+            " SEARCH ",
+            "x",
+            "=======",
+        ];
+        for h in heads {
+            for t in tails {
+                let line = format!("{h}{t}");
+                let scan = Scan::new(&line);
+                let plain = markers::is_search_marker(&line)
+                    || markers::is_replace_marker(&line)
+                    || markers::is_near_miss_opener(&line);
+                assert_eq!(opens(&scan, 0), plain, "{line:?}");
+            }
+        }
+        let p = parsed(
+            "a.py\n<<<<<<< SEARCH\n  =======\n\\=======\n<x\n=======\n> y\n\\>>>>>>> REPLACE\n>>>>>>> REPLACE\n",
+        );
+        assert!(p.errors.is_empty(), "{:?}", p.errors);
+        assert_eq!(
+            p.batch.edits[0].op,
+            EditOp::Replace(Replace::lines(
+                "  =======\n=======\n<x\n",
+                "> y\n>>>>>>> REPLACE\n"
+            ))
+        );
+    }
+
     fn parsed(text: &str) -> Parsed {
         parse(text, Some(Format::SearchReplace))
     }
