@@ -207,9 +207,9 @@ pub fn read_block<'a>(
         // Every marker and escape starts with one of these bytes (a roo
         // REPLACE section also refuses header lines, indented or not):
         // any other line is content.
-        if !(dialect == Dialect::Roo && section == Section::Replace)
-            && !matches!(line.as_bytes().first(), Some(b'\\' | b'<' | b'=' | b'>'))
-        {
+        let roo_replace = dialect == Dialect::Roo && section == Section::Replace;
+        let marker_byte = matches!(line.as_bytes().first(), Some(b'\\' | b'<' | b'=' | b'>'));
+        if !roo_replace && !marker_byte {
             push(&mut block, section, line);
             i += 1;
             continue;
