@@ -51,6 +51,21 @@ pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> 
     done.into_iter().map(|(_, r)| r).collect()
 }
 
+/// `a()` and `b()`, side by side when this process may use more than one
+/// core (`b` on a thread of its own), else one after the other. A panic
+/// in either is raised again here.
+pub fn join<A, B: Send>(a: impl FnOnce() -> A, b: impl FnOnce() -> B + Send) -> (A, B) {
+    if count() <= 1 {
+        let a = a();
+        return (a, b());
+    }
+    std::thread::scope(|scope| {
+        let b = scope.spawn(b);
+        let a = a();
+        (a, b.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -63,6 +78,19 @@ mod tests {
             (0..1000).map(|i| i * 2).collect::<Vec<_>>()
         );
         assert_eq!(map(&[] as &[usize], |i| *i), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn join_gives_both_results() {
+        let items: Vec<usize> = (0..100).collect();
+        let (a, b) = join(|| items.iter().sum::<usize>(), || items.len());
+        assert_eq!((a, b), (4950, 100));
+    }
+
+    #[test]
+    #[should_panic(expected = "the second")]
+    fn a_panic_in_join_is_raised_again() {
+        join(|| 1, || -> usize { panic!("the second") });
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! and turn the [`Outcome`] into writes, a `WorkspaceEdit`, diagnostics and
 //! a report. Nothing here does I/O beyond what the file source does.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -206,6 +206,9 @@ fn plan_batch_until(
     // Group the edits by target file, keeping payload order within a file.
     // A rename moves the later edits of the old path to the new path.
     let mut by_file: BTreeMap<WorkspacePath, Vec<&Edit>> = BTreeMap::new();
+    // Each path as written is normalized once (a response names each of
+    // its files in many blocks).
+    let mut normalized: HashMap<&str, Result<WorkspacePath, PathError>> = HashMap::new();
     for edit in &batch.edits {
         // A move to a name no filesystem accepts fails here, with its
         // reason, rather than when the file is written.
@@ -216,7 +219,11 @@ fn plan_batch_until(
             },
             _ => None,
         };
-        match (WorkspacePath::new(source.root(), &edit.path), bad_move) {
+        let path = normalized
+            .entry(edit.path.as_str())
+            .or_insert_with(|| WorkspacePath::new(source.root(), &edit.path))
+            .clone();
+        match (path, bad_move) {
             (Ok(_), Some((to, e))) => errors.push(path_error(edit, to, &e)),
             (Ok(path), None) => by_file.entry(path).or_default().push(edit),
             (Err(e), _) => errors.push(path_error(edit, &edit.path, &e)),

@@ -27,13 +27,14 @@ use crate::model::{EditOp, Format, Ordering, SourceSpan};
 
 /// Does a code block naming a file open at 0-based line `i`?
 pub fn opens(scan: &Scan, i: usize) -> bool {
-    let Some(fence) = scan.line(i).and_then(markdown::fence) else {
-        return false;
-    };
-    // Only an opening fence: not one closing an earlier block.
+    // Only an opening fence: not one closing an earlier block (nor a
+    // line that is no fence).
     if !scan.opens_fence(i) {
         return false;
     }
+    let Some(fence) = scan.line(i).and_then(markdown::fence) else {
+        return false;
+    };
     // A block of another format inside (a SEARCH marker on its first
     // line, most often) is found on the way to the closing fence.
     let other_format = (i + 1..scan.lines.len())

@@ -193,8 +193,8 @@ pub fn read_block<'a>(
 ) -> Result<RawBlock<'a>, BrokenBlock> {
     let line_no = |i: usize| first_line_no + i;
     let mut block = RawBlock {
-        search: Vec::new(),
-        replace: Vec::new(),
+        search: Vec::with_capacity(16),
+        replace: Vec::with_capacity(16),
         start_line: None,
         closer: opener,
     };
@@ -204,6 +204,16 @@ pub fn read_block<'a>(
     }
     let mut section = Section::Search;
     while let Some(&line) = lines.get(i) {
+        // Every marker and escape starts with one of these bytes (a roo
+        // REPLACE section also refuses header lines, indented or not):
+        // any other line is content.
+        let roo_replace = dialect == Dialect::Roo && section == Section::Replace;
+        let marker_byte = matches!(line.as_bytes().first(), Some(b'\\' | b'<' | b'=' | b'>'));
+        if !roo_replace && !marker_byte {
+            push(&mut block, section, line);
+            i += 1;
+            continue;
+        }
         if let Some(content) = unescape(line) {
             push(&mut block, section, content);
         } else if is_search_marker(line) {

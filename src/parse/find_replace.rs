@@ -29,6 +29,10 @@ pub fn opens(scan: &Scan, i: usize) -> bool {
     let Some(line) = scan.line(i) else {
         return false;
     };
+    // `FILE:` and `FIND:` both hold an `F` (most lines do not).
+    if memchr::memchr(b'F', line.as_bytes()).is_none() {
+        return false;
+    }
     if file_header(line).is_some() {
         let next = skip(scan, i + 1, |l| {
             l.trim().is_empty() || is_label(l, "CHANGE:")
@@ -217,7 +221,7 @@ fn is_label(line: &str, label: &str) -> bool {
 /// The line trimmed, with `**` bold markers removed.
 fn undecorated(line: &str) -> std::borrow::Cow<'_, str> {
     let line = line.trim();
-    if line.contains("**") {
+    if super::markdown::has_bold_marker(line) {
         std::borrow::Cow::Owned(line.replace("**", "").trim().to_string())
     } else {
         std::borrow::Cow::Borrowed(line)

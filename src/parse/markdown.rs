@@ -15,36 +15,51 @@ pub struct Fence {
 
 /// Parses a fence line (up to 3 spaces of indentation, 3+ backticks or tildes).
 pub fn fence(line: &str) -> Option<Fence> {
-    let indent = line.len() - line.trim_start_matches(' ').len();
-    if indent > 3 {
-        return None;
-    }
-    let rest = &line[indent..];
-    let ch = rest.chars().next()?;
-    if ch != '`' && ch != '~' {
-        return None;
-    }
-    let len = rest.chars().take_while(|&c| c == ch).count();
-    if len < 3 {
-        return None;
-    }
-    let info = rest[len..].trim();
-    if ch == '`' && info.contains('`') {
-        return None;
-    }
-    Some(Fence {
+    fence_parts(line).map(|(ch, len, info)| Fence {
         ch,
         len,
         info: info.to_string(),
     })
 }
 
+/// A fence line's character, run length and info string (trimmed), the
+/// info borrowed: what [`fence`] reads, without building a [`Fence`]
+/// (every payload line is asked; most are rejected on their first bytes).
+fn fence_parts(line: &str) -> Option<(char, usize, &str)> {
+    let bytes = line.as_bytes();
+    // More than 3 spaces of indentation is code, not a fence.
+    let indent = bytes.iter().take(4).take_while(|&&b| b == b' ').count();
+    if indent > 3 {
+        return None;
+    }
+    let ch = match bytes.get(indent)? {
+        b'`' => '`',
+        b'~' => '~',
+        _ => return None,
+    };
+    let rest = &bytes[indent..];
+    let len = rest.iter().take_while(|&&b| b == ch as u8).count();
+    if len < 3 {
+        return None;
+    }
+    let info = line[indent + len..].trim();
+    if ch == '`' && info.contains('`') {
+        return None;
+    }
+    Some((ch, len, info))
+}
+
 /// Does `line` close `open` (same character, at least as long, nothing after)?
 pub fn closes(line: &str, open: &Fence) -> bool {
-    match fence(line) {
-        Some(f) => f.ch == open.ch && f.len >= open.len && f.info.is_empty(),
-        None => false,
-    }
+    fence_parts(line)
+        .is_some_and(|(ch, len, info)| ch == open.ch && len >= open.len && info.is_empty())
+}
+
+/// Does `line` hold `**`? (`str::contains` builds a substring searcher
+/// per call; most lines hold no `*` at all.)
+pub fn has_bold_marker(line: &str) -> bool {
+    let bytes = line.as_bytes();
+    memchr::memchr(b'*', bytes).is_some_and(|i| bytes[i..].windows(2).any(|w| w == b"**"))
 }
 
 /// The code fence 0-based line `i` is inside (opened before it and not
@@ -65,49 +80,68 @@ pub fn open_fence_at(lines: &[&str], i: usize) -> Option<Fence> {
 /// `#` headings, a list bullet, a `File:`/`Path:` prefix, a trailing `:`.
 pub fn strip_path_decoration(line: &str) -> String {
     let mut s = line.trim();
-    loop {
+    while has_decoration(s) {
         let before = s;
-        s = s.trim_start_matches('#').trim();
-        for prefix in ["- ", "* ", "+ "] {
-            if let Some(rest) = s.strip_prefix(prefix) {
-                s = rest.trim();
-            }
-        }
-        for (open, close) in [
-            ("**", "**"),
-            ("__", "__"),
-            ("`", "`"),
-            ("*", "*"),
-            ("_", "_"),
-        ] {
-            if s.len() > open.len() + close.len() {
-                if let Some(inner) = s.strip_prefix(open).and_then(|r| r.strip_suffix(close)) {
-                    s = inner.trim();
-                }
-            }
-        }
-        for prefix in [
-            "File:",
-            "file:",
-            "FILE:",
-            "Path:",
-            "path:",
-            "Filename:",
-            "filename:",
-        ] {
-            if let Some(rest) = s.strip_prefix(prefix) {
-                s = rest.trim();
-            }
-        }
-        if let Some(rest) = s.strip_suffix(':') {
-            s = rest.trim_end();
-        }
-        s = s.trim_matches('`').trim();
+        s = strip_round(s);
         if s == before {
             break;
         }
     }
     s.to_string()
+}
+
+/// One round of [`strip_path_decoration`] on a trimmed `s`.
+fn strip_round(mut s: &str) -> &str {
+    s = s.trim_start_matches('#').trim();
+    for prefix in ["- ", "* ", "+ "] {
+        if let Some(rest) = s.strip_prefix(prefix) {
+            s = rest.trim();
+        }
+    }
+    for (open, close) in [
+        ("**", "**"),
+        ("__", "__"),
+        ("`", "`"),
+        ("*", "*"),
+        ("_", "_"),
+    ] {
+        if s.len() > open.len() + close.len() {
+            if let Some(inner) = s.strip_prefix(open).and_then(|r| r.strip_suffix(close)) {
+                s = inner.trim();
+            }
+        }
+    }
+    for prefix in LABELS {
+        if let Some(rest) = s.strip_prefix(prefix) {
+            s = rest.trim();
+        }
+    }
+    if let Some(rest) = s.strip_suffix(':') {
+        s = rest.trim_end();
+    }
+    s.trim_matches('`').trim()
+}
+
+/// The labels [`strip_path_decoration`] takes off a path.
+const LABELS: [&str; 7] = [
+    "File:",
+    "file:",
+    "FILE:",
+    "Path:",
+    "path:",
+    "Filename:",
+    "filename:",
+];
+
+/// Could a round of [`strip_round`] change `s` (trimmed)? Each of its
+/// steps needs one of these heads or tails; a plain path has none, and
+/// is not stripped at all.
+fn has_decoration(s: &str) -> bool {
+    matches!(
+        s.as_bytes().first(),
+        Some(b'#' | b'-' | b'*' | b'+' | b'_' | b'`')
+    ) || s.ends_with([':', '`'])
+        || LABELS.iter().any(|l| s.starts_with(l))
 }
 
 /// Does a stripped line look like a file path rather than prose?
@@ -123,7 +157,10 @@ pub fn looks_like_path(s: &str) -> bool {
     {
         return false;
     }
-    if s.contains(['<', '>', '|', '"', '*', '?', '\t', '`']) {
+    // ASCII only: a byte test is the char test.
+    if s.bytes()
+        .any(|b| matches!(b, b'<' | b'>' | b'|' | b'"' | b'*' | b'?' | b'\t' | b'`'))
+    {
         return false;
     }
     let words = s.split_whitespace().count();
@@ -192,6 +229,98 @@ fn is_fence_info_path(info: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`fence`] and [`closes`] as the plain reading defines them: up to
+    /// 3 spaces, 3+ of one fence character, the info trimmed, no backtick
+    /// in a backtick fence's info.
+    #[test]
+    fn fences_are_read_as_defined() {
+        fn plain(line: &str) -> Option<Fence> {
+            let indent = line.len() - line.trim_start_matches(' ').len();
+            if indent > 3 {
+                return None;
+            }
+            let rest = &line[indent..];
+            let ch = rest.chars().next()?;
+            if ch != '`' && ch != '~' {
+                return None;
+            }
+            let len = rest.chars().take_while(|&c| c == ch).count();
+            let info = rest[len..].trim();
+            (len >= 3 && !(ch == '`' && info.contains('`'))).then(|| Fence {
+                ch,
+                len,
+                info: info.to_string(),
+            })
+        }
+        let heads = ["", " ", "   ", "    ", "\t", "\u{a0}"];
+        let runs = [
+            "`", "``", "```", "````", "~~", "~~~", "~~~~~", "``~", "~~~`",
+        ];
+        let tails = ["", " ", "py", " py ", "`", " a`b", "\u{2003}", " ~~~", "é"];
+        let mut lines = Vec::new();
+        for h in heads {
+            for r in runs {
+                for t in tails {
+                    lines.push(format!("{h}{r}{t}"));
+                }
+            }
+        }
+        for line in &lines {
+            assert_eq!(fence(line), plain(line), "{line:?}");
+            for open in lines.iter().filter_map(|l| plain(l)) {
+                let want = plain(line)
+                    .is_some_and(|f| f.ch == open.ch && f.len >= open.len && f.info.is_empty());
+                assert_eq!(closes(line, &open), want, "{line:?} {open:?}");
+            }
+        }
+        for line in ["", "*", "a*b", "**", "a **b", "* *", "x*y*"] {
+            assert_eq!(has_bold_marker(line), line.contains("**"), "{line:?}");
+        }
+    }
+
+    /// A text [`has_decoration`] passes over is one a round of stripping
+    /// leaves as it is.
+    #[test]
+    fn undecorated_texts_are_left_alone() {
+        let parts = [
+            "",
+            " ",
+            "#",
+            "-",
+            "- ",
+            "*",
+            "* ",
+            "+ ",
+            "**",
+            "__",
+            "_",
+            "`",
+            ":",
+            "File:",
+            "file:",
+            "FILE:",
+            "Path:",
+            "path:",
+            "Filename:",
+            "filename:",
+            "a",
+            "src/a.py",
+            "é",
+            "\u{a0}",
+        ];
+        for a in parts {
+            for b in parts {
+                for c in parts {
+                    let text = format!("{a}{b}{c}");
+                    let t = text.trim();
+                    if !has_decoration(t) {
+                        assert_eq!(strip_round(t), t, "{text:?}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn strips_decoration() {

@@ -30,6 +30,10 @@ use crate::model::{Edit, EditBatch, EditOp, Format, Ordering, SourceSpan};
 /// Largest payload accepted, in bytes. Larger ones are a `parse` error.
 pub const MAX_PAYLOAD_BYTES: usize = 64 * 1024 * 1024;
 
+/// From this many payload lines on, the block scan and the suggestions
+/// pass run side by side (below, a thread costs more than it saves).
+const SIDE_BY_SIDE_LINES: usize = 4096;
+
 /// An edit as a parser produces it, before it gets its payload index.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParsedEdit {
@@ -61,8 +65,9 @@ pub struct Parsed {
 /// `lines[i]` is payload line `i + 1`, without its line terminator
 /// (`\r\n` and `\n` both end a line).
 pub struct Scan<'a> {
-    /// The payload lines.
-    pub lines: Vec<&'a str>,
+    /// The payload lines (owned, or split once by [`parse`] and shared
+    /// with the suggestions pass).
+    pub lines: std::borrow::Cow<'a, [&'a str]>,
     /// The path of the previous block, for blocks that name none.
     pub last_path: Option<String>,
     next_group: u32,
@@ -79,6 +84,15 @@ impl<'a> Scan<'a> {
 
     /// A scan of lines already split.
     pub fn with_lines(lines: Vec<&'a str>) -> Scan<'a> {
+        Scan::of(std::borrow::Cow::Owned(lines))
+    }
+
+    /// A scan of lines already split, borrowed.
+    pub fn over(lines: &'a [&'a str]) -> Scan<'a> {
+        Scan::of(std::borrow::Cow::Borrowed(lines))
+    }
+
+    fn of(lines: std::borrow::Cow<'a, [&'a str]>) -> Scan<'a> {
         Scan {
             lines,
             last_path: None,
@@ -219,10 +233,16 @@ pub fn parse(payload: &str, format: Option<Format>) -> Parsed {
         let out = json::parse(payload);
         (out.edits, out.errors, Vec::new(), out.preview)
     } else {
-        // The lines are split once, for both passes.
+        // The lines are split once, for both passes, which are
+        // independent: a long response reads them on two cores.
         let lines = crate::text::lines::split(payload);
-        let suggestions = suggestions::find_in(&lines);
-        let (edits, errors, preview) = parse_blocks(payload, Scan::with_lines(lines), format);
+        let blocks = || parse_blocks(payload, Scan::over(&lines), format);
+        let commands = || suggestions::find_in(&lines);
+        let ((edits, errors, preview), suggestions) = if lines.len() >= SIDE_BY_SIDE_LINES {
+            crate::cores::join(blocks, commands)
+        } else {
+            (blocks(), commands())
+        };
         (edits, errors, suggestions, preview)
     };
     let mut parsed = finish(edits, errors, suggestions);

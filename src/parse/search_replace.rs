@@ -17,9 +17,13 @@ use crate::model::{EditOp, Format, Ordering, Replace, SourceSpan};
 /// Does a `search_replace` block (or a broken marker line) open at 0-based line `i`?
 pub fn opens(scan: &Scan, i: usize) -> bool {
     scan.line(i).is_some_and(|line| {
-        markers::is_search_marker(line)
-            || markers::is_replace_marker(line)
-            || markers::is_near_miss_opener(line)
+        // Each of the three ends in `SEARCH`/`SEARCH>` or starts with `>`
+        // (trailing whitespace aside): most lines are rejected here.
+        let end = line.trim_end();
+        (end.ends_with("SEARCH") || end.ends_with("SEARCH>") || end.starts_with('>'))
+            && (markers::is_search_marker(line)
+                || markers::is_replace_marker(line)
+                || markers::is_near_miss_opener(line))
     })
 }
 
@@ -170,6 +174,48 @@ fn near_miss_opener(scan: &Scan, i: usize, line: &str) -> Block {
 mod tests {
     use super::*;
     use crate::parse::{parse, Parsed};
+
+    /// The quick test before the marker checks rejects only lines that
+    /// none of them accepts; a block's content lines are read as content
+    /// whatever their first byte.
+    #[test]
+    fn opens_is_the_three_marker_checks() {
+        let heads = [
+            "", " ", "<", "<<<<<<<", "<<<<<", ">>>>>>>", ">", "=", "-", "<<--", "\\",
+        ];
+        let tails = [
+            "",
+            " SEARCH",
+            " SEARCH>",
+            "SEARCH",
+            " REPLACE",
+            " REPLACE ",
+            " SEARCH ",
+            "x",
+            "=======",
+        ];
+        for h in heads {
+            for t in tails {
+                let line = format!("{h}{t}");
+                let scan = Scan::new(&line);
+                let plain = markers::is_search_marker(&line)
+                    || markers::is_replace_marker(&line)
+                    || markers::is_near_miss_opener(&line);
+                assert_eq!(opens(&scan, 0), plain, "{line:?}");
+            }
+        }
+        let p = parsed(
+            "a.py\n<<<<<<< SEARCH\n  =======\n\\=======\n<x\n=======\n> y\n\\>>>>>>> REPLACE\n>>>>>>> REPLACE\n",
+        );
+        assert!(p.errors.is_empty(), "{:?}", p.errors);
+        assert_eq!(
+            p.batch.edits[0].op,
+            EditOp::Replace(Replace::lines(
+                "  =======\n=======\n<x\n",
+                "> y\n>>>>>>> REPLACE\n"
+            ))
+        );
+    }
 
     fn parsed(text: &str) -> Parsed {
         parse(text, Some(Format::SearchReplace))

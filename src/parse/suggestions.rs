@@ -85,7 +85,7 @@ fn edit_text_end(lines: &[&str], i: usize) -> Option<usize> {
         return end_where(&|l| l.contains("</apply_diff>"));
     }
     let label = |t: &str| matches!(t, "FIND:" | "REPLACE:");
-    if label(trimmed) || (trimmed.contains("**") && label(&trimmed.replace("**", ""))) {
+    if label(trimmed) || (markdown::has_bold_marker(trimmed) && label(&trimmed.replace("**", ""))) {
         let open_at = (i + 1..lines.len()).find(|&j| !lines[j].trim().is_empty())?;
         let open = markdown::fence(lines[open_at])?;
         return Some(

@@ -543,10 +543,11 @@ impl<'o> Doc<'o> {
     /// that crosses it, if that line may be the first line (`first_len`
     /// bytes) of an occurrence.
     fn boundary_candidates(&self, j: usize, first_len: usize, out: &mut Vec<usize>) {
-        if j < self.len() && (j == 0 || self.byte_at(j - 1) == b'\n') {
-            out.push(j);
-        }
-        if j == 0 || self.byte_at(j - 1) == b'\n' {
+        let line_starts_at_j = j == 0 || self.byte_at(j - 1) == b'\n';
+        if line_starts_at_j {
+            if j < self.len() {
+                out.push(j);
+            }
             return;
         }
         // The line crossing `j` starts at most `first_len` bytes (and a
