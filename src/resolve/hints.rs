@@ -83,8 +83,16 @@ pub fn choose<M: Clone>(
             }
         }
     }
+    // Only the listed ones are measured: a search over identical lines has
+    // a candidate on every line, and ten thousand such blocks spent most
+    // of their time on spans no message shows.
     Err(Miss::Ambiguous {
-        candidates: candidates.iter().map(span).collect(),
+        candidates: candidates
+            .iter()
+            .take(crate::error::LISTED)
+            .map(span)
+            .collect(),
+        total: candidates.len(),
     })
 }
 

@@ -43,8 +43,13 @@ pub struct Located {
 pub enum Miss {
     /// No pass found anything; the closest window, if any was close.
     NotFound { near: Option<Near> },
-    /// Several candidates in the deciding pass: their first and last lines.
-    Ambiguous { candidates: Vec<Range<usize>> },
+    /// Several candidates in the deciding pass: the first and last lines of
+    /// the first [`LISTED`](crate::error::LISTED) of them, and how many
+    /// there are.
+    Ambiguous {
+        candidates: Vec<Range<usize>>,
+        total: usize,
+    },
     /// One place, but what to write there is not determined.
     Undecided { lines: Range<usize>, why: Undecided },
     /// A loose match whose result would not parse where the file did: the
@@ -73,6 +78,16 @@ pub enum Miss {
     /// scan for rivals, the fuzzy pass) finished: what it saw may miss a
     /// rival, so nothing is chosen.
     Deadline,
+}
+
+impl Miss {
+    /// `ambiguous` over all of `candidates`: the first
+    /// [`LISTED`](crate::error::LISTED) are kept, with the count.
+    pub fn ambiguous(mut candidates: Vec<Range<usize>>) -> Miss {
+        let total = candidates.len();
+        candidates.truncate(crate::error::LISTED);
+        Miss::Ambiguous { candidates, total }
+    }
 }
 
 /// The closest near-match of a search that was not found.
@@ -330,7 +345,7 @@ impl Locator<'_> {
                         let mut candidates: Vec<Range<usize>> =
                             here.into_iter().chain(there).collect();
                         candidates.sort_by_key(|c| c.start);
-                        return Err(Miss::Ambiguous { candidates });
+                        return Err(Miss::ambiguous(candidates));
                     }
                 }
             }
@@ -792,7 +807,7 @@ impl Locator<'_> {
         let mut candidates = rivals;
         candidates.push(chosen.start..chosen.end - 1);
         candidates.sort_by_key(|c| c.start);
-        Err(Miss::Ambiguous { candidates })
+        Err(Miss::ambiguous(candidates))
     }
 
     /// What a whole-line match of file lines `m` writes: the lines, or for
@@ -972,7 +987,7 @@ impl Locator<'_> {
                 let mut candidates = others;
                 candidates.push(best.start..best.start + n - 1);
                 candidates.sort_by_key(|c| c.start);
-                return Some(Err(Miss::Ambiguous { candidates }));
+                return Some(Err(Miss::ambiguous(candidates)));
             }
         }
         Some(

@@ -667,11 +667,11 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
 
     fn miss_error(&self, edit: &Edit, r: &Replace, miss: Miss) -> EditError {
         match miss {
-            Miss::Ambiguous { candidates } => {
+            Miss::Ambiguous { candidates, total } => {
                 // Only the listed ones are mapped to original lines.
                 let listed = candidates.len().min(crate::error::LISTED);
                 let ranges = self.orig_lines(&candidates[..listed]);
-                self.messages().ambiguous(edit, &ranges, candidates.len())
+                self.messages().ambiguous(edit, &ranges, total)
             }
             Miss::Undecided { lines, why } => {
                 let range = self.orig_lines(std::slice::from_ref(&lines))[0];
@@ -1035,7 +1035,7 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
                 if !candidates.is_empty() {
                     candidates.push(start..start + n - 1);
                     candidates.sort_by_key(|c| c.start);
-                    let miss = locate::Miss::Ambiguous { candidates };
+                    let miss = locate::Miss::ambiguous(candidates);
                     return Err(self.miss_error(edit, r, miss));
                 }
             }
@@ -1268,11 +1268,7 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
             let ranges: Vec<Range<usize>> =
                 starts.iter().map(|&s| s..s + start.len() - 1).collect();
             return Err(self
-                .miss_error(
-                    edit,
-                    &anchor_replace,
-                    Miss::Ambiguous { candidates: ranges },
-                )
+                .miss_error(edit, &anchor_replace, Miss::ambiguous(ranges))
                 .with_anchor("start"));
         }
         let first = starts[0];
@@ -1296,11 +1292,7 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
                     .map(|&s| s + last..s + last + end.len() - 1)
                     .collect();
                 return Err(self
-                    .miss_error(
-                        edit,
-                        &anchor_replace,
-                        Miss::Ambiguous { candidates: ranges },
-                    )
+                    .miss_error(edit, &anchor_replace, Miss::ambiguous(ranges))
                     .with_anchor("end"));
             }
             last = last + ends[0] + end.len();
