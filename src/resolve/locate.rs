@@ -227,9 +227,19 @@ impl Locator<'_> {
     pub fn exact_on_doc(&self, doc: &Doc, r: &Replace, orig_hits: &OrigHits) -> Vec<Range<usize>> {
         let needle = self.exact_needle(r);
         let hits = doc.find(&needle, orig_hits, r.unit == MatchUnit::Lines);
+        // An unedited doc is its original text: its bytes are read there,
+        // not looked up piece by piece (10k blocks over 10k identical
+        // lines checked 10^8 places that way).
+        let unedited = (!doc.is_edited()).then(|| doc.original());
         hits.into_iter()
             .map(|s| s..s + needle.len())
-            .filter(|m| r.unit == MatchUnit::Substring || is_whole_lines(doc, m))
+            .filter(|m| {
+                r.unit == MatchUnit::Substring
+                    || match unedited {
+                        Some(text) => is_whole_lines_text(text, m),
+                        None => is_whole_lines(doc, m),
+                    }
+            })
             .collect()
     }
 
