@@ -17,6 +17,7 @@ use std::cell::{OnceCell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::hash::BuildHasherDefault;
 use std::ops::Range;
+use std::rc::Rc;
 
 use memchr::memmem;
 
@@ -146,12 +147,18 @@ pub struct Doc<'o> {
     text: OnceCell<String>,
     /// The original's line index, on first use (shared by the line
     /// passes while nothing is edited, and by the hints and reports).
-    orig_index: OnceCell<LineIndex>,
+    orig_index: Rc<OnceCell<LineIndex>>,
 }
 
 impl<'o> Doc<'o> {
     /// The original text, unedited.
     pub fn new(original: &'o str) -> Doc<'o> {
+        Doc::with_index(original, Rc::default())
+    }
+
+    /// The same, with `orig_index` as the original's line index cell
+    /// (shared with the indentation style, which reads its lines).
+    pub fn with_index(original: &'o str, orig_index: Rc<OnceCell<LineIndex>>) -> Doc<'o> {
         let pieces = if original.is_empty() {
             Vec::new()
         } else {
@@ -168,7 +175,7 @@ impl<'o> Doc<'o> {
             added_lines: RefCell::default(),
             edges: EdgeLines::default(),
             text: OnceCell::new(),
-            orig_index: OnceCell::new(),
+            orig_index,
         };
         doc.reindex_from(0);
         doc

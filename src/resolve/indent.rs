@@ -10,6 +10,8 @@
 //! columns per level), which is one of the *readings* the replacement
 //! builder may have to choose between.
 
+use crate::text::lines::LineIndex;
+
 /// Width of one tab level in a tab-indented file's frame.
 pub const TAB_LEVEL: i64 = 1000;
 
@@ -32,17 +34,114 @@ const SAMPLE_BYTES: usize = 256 * 1024;
 pub struct LazyStyle<'a> {
     text: &'a str,
     cell: &'a std::cell::OnceCell<Style>,
+    /// The line index of `text`, when something built it: its lines are
+    /// then read, not found again.
+    index: Option<&'a std::cell::OnceCell<LineIndex>>,
 }
 
 impl<'a> LazyStyle<'a> {
     /// The style of `text`, kept in `cell` once inferred.
     pub fn new(text: &'a str, cell: &'a std::cell::OnceCell<Style>) -> LazyStyle<'a> {
-        LazyStyle { text, cell }
+        LazyStyle {
+            text,
+            cell,
+            index: None,
+        }
+    }
+
+    /// The same, reading `text`'s lines off `index` if it was built by
+    /// then (it is not built for the style alone: a big file's index costs
+    /// more than the sample the style reads).
+    pub fn with_index(
+        text: &'a str,
+        cell: &'a std::cell::OnceCell<Style>,
+        index: &'a std::cell::OnceCell<LineIndex>,
+    ) -> LazyStyle<'a> {
+        LazyStyle {
+            text,
+            cell,
+            index: Some(index),
+        }
     }
 
     /// The style ([`Style::infer`]).
     pub fn get(self) -> Style {
-        *self.cell.get_or_init(|| Style::infer(self.text))
+        *self
+            .cell
+            .get_or_init(|| match self.index.and_then(|i| i.get()) {
+                Some(index) => Style::infer_indexed(self.text, index),
+                None => Style::infer(self.text),
+            })
+    }
+}
+
+/// Where the sample of `text` read for its style ends (a char boundary).
+fn sample_end(text: &str) -> usize {
+    let mut end = text.len().min(SAMPLE_BYTES);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    end
+}
+
+/// The counts [`Style::infer`] keeps, one line at a time.
+#[derive(Default)]
+struct Tally {
+    tabs: usize,
+    spaces: usize,
+    steps: [usize; 9],
+    prev: Option<usize>,
+}
+
+impl Tally {
+    /// Counts one line (without its terminator).
+    fn line(&mut self, line: &[u8]) {
+        // The indentation: spaces (eight at a time) and tabs.
+        let mut n = 0;
+        while line.len() >= n + 8 && line[n..n + 8] == *b"        " {
+            n += 8;
+        }
+        let mut has_tab = false;
+        while n < line.len() && (line[n] == b' ' || line[n] == b'\t') {
+            has_tab |= line[n] == b'\t';
+            n += 1;
+        }
+        // Blank (`is_blank`): nothing after it, or only whitespace.
+        let blank = match line.get(n) {
+            None => true,
+            Some(b) if b.is_ascii() && !b.is_ascii_whitespace() && *b != 0x0b => false,
+            // A line starts and ends on char boundaries (`\n` is ASCII).
+            Some(_) => std::str::from_utf8(line).is_ok_and(|l| l.trim().is_empty()),
+        };
+        if blank {
+            return;
+        }
+        if line[0] == b'\t' {
+            self.tabs += 1;
+        } else if line.starts_with(b"  ") {
+            self.spaces += 1;
+        }
+        // `step`.
+        if has_tab {
+            self.prev = None;
+            return;
+        }
+        if let Some(p) = self.prev {
+            if n > p && n - p <= 8 {
+                self.steps[n - p] += 1;
+            }
+        }
+        self.prev = Some(n);
+    }
+
+    fn style(&self) -> Style {
+        if self.tabs == 0 && self.spaces == 0 {
+            return Style::Spaces(4);
+        }
+        if self.tabs > self.spaces {
+            return Style::Tabs;
+        }
+        Style::Spaces(step_unit(&self.steps).unwrap_or(4))
     }
 }
 
@@ -51,70 +150,46 @@ impl Style {
     /// than with two or more spaces; the space unit is the most common
     /// indentation step between consecutive lines (2, 3, 4 or 8), else 4.
     pub fn infer(text: &str) -> Style {
-        let mut end = text.len().min(SAMPLE_BYTES);
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        // Lines found sixteen bytes at a time; each line's indentation read
+        let end = sample_end(text);
+        // Lines found eight bytes at a time; each line's indentation read
         // once, byte by byte, with the counts `infer_lines` keeps (same
         // result: unit test `one_pass_inference_reads_as_the_lines_do`).
         let bytes = &text.as_bytes()[..end];
-        let (mut tabs, mut spaces) = (0usize, 0usize);
-        let mut steps = [0usize; 9];
-        let mut prev: Option<usize> = None;
+        let mut tally = Tally::default();
         let mut from = 0;
-        let mut take = |to: usize| {
-            let line = &bytes[from..to];
+        crate::text::lines::for_each_newline(bytes, |to| {
+            tally.line(&bytes[from..to]);
             from = to + 1;
-            // The indentation: spaces (eight at a time) and tabs.
-            let mut n = 0;
-            while line.len() >= n + 8 && line[n..n + 8] == *b"        " {
-                n += 8;
-            }
-            let mut has_tab = false;
-            while n < line.len() && (line[n] == b' ' || line[n] == b'\t') {
-                has_tab |= line[n] == b'\t';
-                n += 1;
-            }
-            // Blank (`is_blank`): nothing after it, or only whitespace.
-            let blank = match line.get(n) {
-                None => true,
-                Some(b) if b.is_ascii() && !b.is_ascii_whitespace() && *b != 0x0b => false,
-                // A line starts and ends on char boundaries (`\n` is ASCII).
-                Some(_) => std::str::from_utf8(line).is_ok_and(|l| l.trim().is_empty()),
-            };
-            if blank {
-                return;
-            }
-            if line[0] == b'\t' {
-                tabs += 1;
-            } else if line.starts_with(b"  ") {
-                spaces += 1;
-            }
-            // `step`.
-            if has_tab {
-                prev = None;
-                return;
-            }
-            if let Some(p) = prev {
-                if n > p && n - p <= 8 {
-                    steps[n - p] += 1;
-                }
-            }
-            prev = Some(n);
-        };
-        crate::text::lines::for_each_newline(bytes, &mut take);
+        });
         // The last line, when no `\n` ends it.
         if bytes.last().is_some_and(|&b| b != b'\n') {
-            take(bytes.len());
+            tally.line(&bytes[from..]);
         }
-        if tabs == 0 && spaces == 0 {
-            return Style::Spaces(4);
+        tally.style()
+    }
+
+    /// [`Style::infer`] with the lines read off `index`, the line index of
+    /// `text` already built (the same result without a second pass for the
+    /// line ends: unit test `the_indexed_inference_is_the_plain_one`).
+    pub fn infer_indexed(text: &str, index: &LineIndex) -> Style {
+        let end = sample_end(text);
+        let bytes = text.as_bytes();
+        let mut tally = Tally::default();
+        for i in 0..index.len() {
+            let range = index.full_range(i);
+            if range.start >= end {
+                break;
+            }
+            let to = if range.end > end {
+                end
+            } else if bytes[range.end - 1] == b'\n' {
+                range.end - 1
+            } else {
+                range.end
+            };
+            tally.line(&bytes[range.start..to]);
         }
-        if tabs > spaces {
-            return Style::Tabs;
-        }
-        Style::Spaces(step_unit(&steps).unwrap_or(4))
+        tally.style()
     }
 
     /// The style shown by some lines, `None` when they show none.
@@ -413,6 +488,39 @@ mod tests {
             assert_eq!(
                 Style::infer(t),
                 Style::infer_lines(t.lines()).unwrap_or(Style::Spaces(4)),
+                "{t:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_indexed_inference_is_the_plain_one() {
+        let mut rng = crate::test_rng::Rng::new(11);
+        let pieces = [
+            "\t", "  ", "    ", " ", "x", "é", "\u{a0}", "\r", "\n", "\n", "\n",
+        ];
+        let mut texts: Vec<String> = (0..2_000)
+            .map(|_| {
+                (0..rng.below(60))
+                    .map(|_| pieces[rng.below(pieces.len())])
+                    .collect()
+            })
+            .collect();
+        // Past the sample: the cut inside a line, on a line start, and
+        // inside a multi-byte char.
+        let line = "    def f(x):\n\tif x:\n        return\n";
+        let long = line.repeat(SAMPLE_BYTES / line.len() + 2);
+        for cut in [0, 1, 5, 13, 14] {
+            let mut t = long[..SAMPLE_BYTES - cut].to_owned();
+            t.push_str("éé\n  é\n");
+            t.push_str(&long);
+            texts.push(t);
+        }
+        texts.push(long);
+        for t in &texts {
+            assert_eq!(
+                Style::infer_indexed(t, &LineIndex::new(t)),
+                Style::infer(t),
                 "{t:?}"
             );
         }

@@ -173,8 +173,17 @@ fn resolve_text(
     let original: &str = loaded.as_ref().map_or("", |s| s.text.as_str());
     // The indentation style, inferred only if an edit needs it.
     let style = OnceCell::new();
-    let style = indent::LazyStyle::new(original, &style);
-    let mut file = FileResolver::new(path, original, style, loaded.is_some(), config, edits);
+    // The original's line index, built on first use, read by the style too.
+    let index = std::rc::Rc::new(OnceCell::new());
+    let style = indent::LazyStyle::with_index(original, &style, &index);
+    let mut file = FileResolver::new(
+        path,
+        original,
+        (style, index.clone()),
+        loaded.is_some(),
+        config,
+        edits,
+    );
     let mut i = 0;
     while i < edits.len() {
         if std::time::Instant::now() > config.deadline {
@@ -273,7 +282,10 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
     fn new(
         path: &'o WorkspacePath,
         original: &'o str,
-        style: indent::LazyStyle<'o>,
+        (style, index): (
+            indent::LazyStyle<'o>,
+            std::rc::Rc<OnceCell<crate::text::lines::LineIndex>>,
+        ),
         exists: bool,
         config: &'c ResolveConfig,
         edits: &[&Edit],
@@ -281,7 +293,7 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
         let line_ending = LineEnding::detect(original);
         let mut file = FileResolver {
             path,
-            doc: Doc::new(original),
+            doc: Doc::with_index(original, index),
             presence: if exists {
                 Presence::Present
             } else {
