@@ -94,7 +94,9 @@ struct Tally {
 }
 
 impl Tally {
-    /// Counts one line (without its terminator).
+    /// Counts one line (without its `\n`): a blank one (empty once
+    /// trimmed) not at all, else its first indentation character and its
+    /// step from the line before ([`step`], on bytes).
     fn line(&mut self, line: &[u8]) {
         // The indentation: spaces (eight at a time) and tabs.
         let mut n = 0;
@@ -194,24 +196,11 @@ impl Style {
 
     /// The style shown by some lines, `None` when they show none.
     pub fn infer_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Option<Style> {
-        let (mut tabs, mut spaces) = (0usize, 0usize);
-        let mut steps = [0usize; 9];
-        let mut prev: Option<usize> = None;
-        for line in lines.filter(|l| !is_blank(l)) {
-            if line.starts_with('\t') {
-                tabs += 1;
-            } else if line.starts_with("  ") {
-                spaces += 1;
-            }
-            step(&mut steps, &mut prev, line);
+        let mut tally = Tally::default();
+        for line in lines {
+            tally.line(line.as_bytes());
         }
-        if tabs == 0 && spaces == 0 {
-            return None;
-        }
-        if tabs > spaces {
-            return Some(Style::Tabs);
-        }
-        Some(Style::Spaces(step_unit(&steps).unwrap_or(4)))
+        (tally.tabs + tally.spaces > 0).then(|| tally.style())
     }
 
     /// Columns per level in this style's frame.
@@ -396,17 +385,6 @@ fn step(steps: &mut [usize; 9], prev: &mut Option<usize>, line: &str) {
         }
     }
     *prev = Some(n);
-}
-
-/// Whether a line is empty once trimmed (`line.trim().is_empty()`),
-/// told from its first byte after the indentation on most lines.
-fn is_blank(line: &str) -> bool {
-    let rest = &line.as_bytes()[indent(line).len()..];
-    match rest.first() {
-        None => true,
-        Some(b) if b.is_ascii() && !b.is_ascii_whitespace() && *b != 0x0b => false,
-        Some(_) => line.trim().is_empty(),
-    }
 }
 
 /// The leading whitespace of a line.
