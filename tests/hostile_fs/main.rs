@@ -14,7 +14,8 @@ use std::time::Duration;
 use llm_edit_lsp::context::ContextStore;
 use llm_edit_lsp::workspace::WorkspacePath;
 use support::{
-    after_plan, as_user, file_size_limit, hook_available, is_root, mkfifo, mknod_char, sr, Sandbox,
+    after_plan, as_user, file_size_limit, hook_available, is_root, mkfifo, mknod_char, sr, Run,
+    Sandbox,
 };
 
 fn ws_path(root: &Path, raw: &str) -> WorkspacePath {
@@ -194,14 +195,20 @@ fn a_file_changed_while_planning_is_not_overwritten() {
     let payload = sr("a.txt", "one\n", "1\n") + &sr("b.txt", "two\n", "2\n");
     let change = format!("printf 'mine\\n' > '{}/b.txt'", sb.root.display());
     let run = sb.apply_with(&[], &payload, after_plan(change));
+    refused_as_changed(&sb, &run, "mine\n");
+}
+
+/// The run of a two-file payload (a.txt, then b.txt) where b.txt changed
+/// to `b_now` after planning: refused, b.txt keeps the change, and a.txt,
+/// replaced first, is restored (all or nothing).
+fn refused_as_changed(sb: &Sandbox, run: &Run, b_now: &str) {
     assert_eq!(run.code(), 2, "{}", run.stderr());
     assert!(
         run.stderr().contains("b.txt changed on disk"),
         "{}",
         run.stderr()
     );
-    assert_eq!(sb.read("b.txt"), "mine\n");
-    // a.txt, replaced first, is restored: all or nothing.
+    assert_eq!(sb.read("b.txt"), b_now);
     assert_eq!(sb.read("a.txt"), "one\n");
     assert_eq!(sb.names(&sb.root), ["a.txt", "b.txt"]);
 }
@@ -225,15 +232,7 @@ fn a_same_size_change_with_its_mtime_put_back_is_not_overwritten() {
         outside_ref.display()
     );
     let run = sb.apply_with(&[], &payload, after_plan(change));
-    assert_eq!(run.code(), 2, "{}", run.stderr());
-    assert!(
-        run.stderr().contains("b.txt changed on disk"),
-        "{}",
-        run.stderr()
-    );
-    assert_eq!(sb.read("b.txt"), "owt\n");
-    assert_eq!(sb.read("a.txt"), "one\n");
-    assert_eq!(sb.names(&sb.root), ["a.txt", "b.txt"]);
+    refused_as_changed(&sb, &run, "owt\n");
 }
 
 /// A file touched (its times moved, its bytes unchanged) after planning is

@@ -35,6 +35,18 @@ async fn status_note(client: &mut Client, id: &str) -> Vec<(String, String)> {
     pairs(&params)
 }
 
+/// Opens `app.py` (text `APP`), captures it as the default context and
+/// waits for its first status; returns its URI.
+async fn open_and_capture(client: &mut Client) -> String {
+    let uri = client.open("app.py", APP).await;
+    client
+        .command("llm-edit.captureContext", json!({"paths": ["app.py"]}))
+        .await
+        .unwrap();
+    assert_eq!(status_note(client, "default").await, one("app.py", ""));
+    uri
+}
+
 fn pairs(result: &Value) -> Vec<(String, String)> {
     result["files"]
         .as_array()
@@ -94,12 +106,7 @@ async fn statuses_go_from_unchanged_to_out_of_sync_to_conflict_and_back() {
         .config(quick())
         .start()
         .await;
-    let uri = client.open("app.py", APP).await;
-    client
-        .command("llm-edit.captureContext", json!({"paths": ["app.py"]}))
-        .await
-        .unwrap();
-    assert_eq!(status_note(&mut client, "default").await, one("app.py", ""));
+    let uri = open_and_capture(&mut client).await;
 
     client.change(&uri, 2, &[([0, 4], [0, 5], "10")]).await;
     assert_eq!(
@@ -163,12 +170,7 @@ async fn statuses_go_from_unchanged_to_out_of_sync_to_conflict_and_back() {
 #[tokio::test]
 async fn a_refused_apply_leaves_its_files_llm_edited_in_the_status() {
     let mut client = server().file("app.py", APP).config(quick()).start().await;
-    let uri = client.open("app.py", APP).await;
-    client
-        .command("llm-edit.captureContext", json!({"paths": ["app.py"]}))
-        .await
-        .unwrap();
-    assert_eq!(status_note(&mut client, "default").await, one("app.py", ""));
+    let uri = open_and_capture(&mut client).await;
     // The user changes the line the LLM changes too: a conflict.
     client.change(&uri, 2, &[([3, 4], [3, 5], "44")]).await;
     assert_eq!(
