@@ -576,12 +576,17 @@ end
 
 -- Context snapshots ----------------------------------------------------------
 
+--- The command argument naming context `id` ({} for the default one).
+local function id_argument(id)
+  if id and id ~= "" then
+    return { id = id }
+  end
+  return {}
+end
+
 --- Records the open files as the context the LLM is shown (id: "default").
 function M.capture(id, on_done)
-  local argument = {}
-  if id and id ~= "" then
-    argument.id = id
-  end
+  local argument = id_argument(id)
   return M.execute("llm-edit.captureContext", argument, function(result, client)
     captured[client.id] = captured[client.id] or {}
     captured[client.id][result.id] = true
@@ -595,10 +600,7 @@ end
 
 --- Deletes a context snapshot (id: "default").
 function M.release(id, on_done)
-  local argument = {}
-  if id and id ~= "" then
-    argument.id = id
-  end
+  local argument = id_argument(id)
   return M.execute("llm-edit.releaseContext", argument, function(result, client)
     if statuses[client.id] then
       statuses[client.id][result.id] = nil
