@@ -9,6 +9,7 @@
 //!
 //! See `docs/architecture.md` for the map and the invariants.
 
+pub mod agent;
 pub mod cli;
 pub mod context;
 pub mod cores;
@@ -22,6 +23,7 @@ pub mod parse;
 pub mod plan;
 pub mod prompt;
 pub mod report;
+pub mod retry;
 pub mod resolve;
 pub mod status;
 pub mod syntax;

@@ -19,7 +19,6 @@ pub mod locks;
 pub mod memory;
 pub mod position;
 pub mod proto;
-pub mod retry;
 pub mod server;
 pub mod settings;
 pub mod source;

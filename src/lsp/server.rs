@@ -37,7 +37,7 @@ use crate::lsp::documents::Documents;
 use crate::lsp::lens::{self, BlockLens};
 use crate::lsp::locks::FileLocks;
 use crate::lsp::proto::{self, ClientFeatures, EditContext};
-use crate::lsp::retry::retry_prompt;
+use crate::retry::retry_prompt;
 use crate::lsp::settings::Settings;
 use crate::lsp::source::{self, stale_files, BufferFiles, Stamp};
 use crate::lsp::ServeConfig;
