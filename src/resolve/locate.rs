@@ -131,6 +131,23 @@ pub fn split_lines(text: &str, unit: MatchUnit) -> Vec<&str> {
     }
 }
 
+/// The lines of `text` split at each `\n`, without a `\r` before it (and
+/// an empty last line after a final `\n`).
+fn raw_lines(text: &str) -> impl Iterator<Item = &str> + Clone {
+    text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l))
+}
+
+/// The lines of `text` (no `\r` in it) each followed by `\n`: `text`
+/// itself, with a last `\n` when it has none (and nothing for nothing).
+fn lines_with_lf(text: &str) -> String {
+    let mut joined = String::with_capacity(text.len() + 1);
+    joined.push_str(text);
+    if !joined.is_empty() && !joined.ends_with('\n') {
+        joined.push('\n');
+    }
+    joined
+}
+
 /// Read access to the current text, whether the piece table (read in
 /// place) or a materialized string, for what an exact match writes.
 pub trait TextView {
@@ -1072,10 +1089,26 @@ impl Locator<'_> {
         match r.unit {
             MatchUnit::Lines => {
                 let end = line_end_after(len, byte, m.end);
+                // Most often: an LF file, and the replacement written in its
+                // style with no `\r`. Its lines joined with `\n` after each
+                // are the replacement itself, with a last `\n`: no split.
+                if self.line_ending == LineEnding::Lf
+                    && memchr::memchr(b'\r', r.replace.as_bytes()).is_none()
+                    && self.as_written(raw_lines(&r.search), raw_lines(&r.replace))
+                {
+                    let joined = lines_with_lf(&r.replace);
+                    let located = self.lines_replacement_text(len, byte, m.start..end, joined);
+                    self.no_conversion_in_string(text, &located, r)?;
+                    return Ok(located);
+                }
                 let search = split_lines(&r.search, MatchUnit::Lines);
                 let replace = split_lines(&r.replace, MatchUnit::Lines);
-                let new_lines = self.exact_lines(&search, &replace)?;
-                let located = self.lines_replacement_with(len, byte, m.start..end, &new_lines);
+                // The replacement as written (most often) is joined from
+                // its own lines, with no copy of each.
+                let located = match self.exact_lines(&search, &replace)? {
+                    None => self.lines_replacement_with(len, byte, m.start..end, &replace),
+                    Some(built) => self.lines_replacement_with(len, byte, m.start..end, &built),
+                };
                 self.no_conversion_in_string(text, &located, r)?;
                 Ok(located)
             }
@@ -1217,17 +1250,29 @@ impl Locator<'_> {
         Ok(text)
     }
 
-    /// The lines an exact whole-line match writes: the replacement as
-    /// written, in the file's indentation style when the payload uses the
-    /// other one.
-    fn exact_lines(&self, search: &[&str], replace: &[&str]) -> Result<Vec<String>, Miss> {
+    /// Whether an exact match writes its replacement as written: the
+    /// payload's indentation is the file's own style. `search` and
+    /// `replace` are the lines of each (empty lines may be included: they
+    /// tell nothing).
+    fn as_written<'t>(
+        &self,
+        search: impl Iterator<Item = &'t str> + Clone,
+        replace: impl Iterator<Item = &'t str>,
+    ) -> bool {
         // A search line with an indentation shows the payload writes the
         // file's own (what `foreign` finds first, without the file's style).
-        let indented = |l: &&str| !l.trim().is_empty() && !indent::indent(l).is_empty();
-        let lines = search.iter().chain(replace).copied();
-        let pairs = search.iter().map(|s| (*s, *s));
-        if search.iter().any(indented) || !indent::foreign(self.style.get(), pairs, lines) {
-            return Ok(replace.iter().map(|l| l.to_string()).collect());
+        let indented = |l: &str| !l.trim().is_empty() && !indent::indent(l).is_empty();
+        let lines = search.clone().chain(replace);
+        let pairs = search.clone().map(|s| (s, s));
+        search.clone().any(indented) || !indent::foreign(self.style.get(), pairs, lines)
+    }
+
+    /// The lines an exact whole-line match writes: the replacement as
+    /// written (`None`), or in the file's indentation style when the
+    /// payload uses the other one.
+    fn exact_lines(&self, search: &[&str], replace: &[&str]) -> Result<Option<Vec<String>>, Miss> {
+        if self.as_written(search.iter().copied(), replace.iter().copied()) {
+            return Ok(None);
         }
         Build {
             pass: Pass::Exact,
@@ -1238,6 +1283,7 @@ impl Locator<'_> {
             kept: &[],
         }
         .lines()
+        .map(Some)
         .map_err(|why| Miss::Undecided { lines: 0..0, why })
     }
 
@@ -1377,7 +1423,10 @@ impl Locator<'_> {
         if replace.is_empty() || !code_like || !indent::foreign(self.style.get(), pairs, lines) {
             return Ok(self.line_ending.apply(&r.replace));
         }
-        let mut new_lines = self.exact_lines(&search, &replace)?;
+        let mut new_lines = match self.exact_lines(&search, &replace)? {
+            Some(built) => built,
+            None => replace.iter().map(|l| l.to_string()).collect(),
+        };
         if !starts_line {
             new_lines[0] = replace[0].to_string();
         }
@@ -1407,21 +1456,34 @@ impl Locator<'_> {
         len: usize,
         byte: impl Fn(usize) -> u8,
         range: Range<usize>,
-        new_lines: &[String],
+        new_lines: &[impl AsRef<str>],
+    ) -> Located {
+        let le = self.line_ending.as_str();
+        let mut text =
+            String::with_capacity(new_lines.iter().map(|l| l.as_ref().len() + le.len()).sum::<usize>());
+        for l in new_lines {
+            text.push_str(l.as_ref());
+            text.push_str(le);
+        }
+        self.lines_replacement_text(len, byte, range, text)
+    }
+
+    /// [`Self::lines_replacement_with`] of lines already joined, each with
+    /// the file's line ending after it (empty: no line).
+    fn lines_replacement_text(
+        &self,
+        len: usize,
+        byte: impl Fn(usize) -> u8,
+        range: Range<usize>,
+        mut text: String,
     ) -> Located {
         let le = self.line_ending.as_str();
         let has_terminator = range.end > range.start && byte(range.end - 1) == b'\n';
-        let mut text =
-            String::with_capacity(new_lines.iter().map(|l| l.len() + le.len()).sum::<usize>());
-        for l in new_lines {
-            text.push_str(l);
-            text.push_str(le);
-        }
         let mut start = range.start;
         if !has_terminator && range.end == len && range.end > range.start {
             if text.ends_with(le) {
                 text.truncate(text.len() - le.len());
-            } else if new_lines.is_empty() && start > 0 && byte(start - 1) == b'\n' {
+            } else if text.is_empty() && start > 0 && byte(start - 1) == b'\n' {
                 start -= 1;
                 if start > 0 && byte(start - 1) == b'\r' {
                     start -= 1;
@@ -1744,4 +1806,26 @@ fn unescaped(r: &Replace) -> Option<Replace> {
         kept: Vec::new(),
         ..r.clone()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The exact path's shortcut writes what joining the replacement's
+    /// lines (as `split_lines` reads them) with `\n` after each writes.
+    #[test]
+    fn lines_with_lf_is_the_lines_joined() {
+        let mut rng = crate::test_rng::Rng::new(7);
+        let parts = ["a", "  b", "", "\n", "\n\n", "x y", "é"];
+        for _ in 0..5000 {
+            let n = rng.below(6);
+            let text: String = (0..n).map(|_| parts[rng.below(parts.len())]).collect();
+            let joined: String = split_lines(&text, MatchUnit::Lines)
+                .iter()
+                .map(|l| format!("{l}\n"))
+                .collect();
+            assert_eq!(lines_with_lf(&text), joined, "{text:?}");
+        }
+    }
 }
