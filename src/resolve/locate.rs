@@ -1459,8 +1459,12 @@ impl Locator<'_> {
         new_lines: &[impl AsRef<str>],
     ) -> Located {
         let le = self.line_ending.as_str();
-        let mut text =
-            String::with_capacity(new_lines.iter().map(|l| l.as_ref().len() + le.len()).sum::<usize>());
+        let mut text = String::with_capacity(
+            new_lines
+                .iter()
+                .map(|l| l.as_ref().len() + le.len())
+                .sum::<usize>(),
+        );
         for l in new_lines {
             text.push_str(l.as_ref());
             text.push_str(le);

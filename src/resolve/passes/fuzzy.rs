@@ -99,12 +99,7 @@ impl NormalizedFile {
             bytes.push(text.len());
             chars.push(count);
             let start = text.len();
-            for (k, word) in file.line(i).split_whitespace().enumerate() {
-                if k > 0 {
-                    text.push(' ');
-                }
-                text.push_str(word);
-            }
+            push_normalized(&mut text, file.line(i));
             let line = &text[start..];
             count += if line.is_ascii() {
                 line.len()
@@ -131,6 +126,54 @@ impl NormalizedFile {
             .max(self.bytes[start]);
         let len = (self.chars[start + n] - self.chars[start]).saturating_sub(1);
         (&self.text[self.bytes[start]..end], len)
+    }
+}
+
+/// Pushes `line`'s words (`split_whitespace`) parted by one space.
+fn push_normalized(text: &mut String, line: &str) {
+    let start = text.len();
+    // `char::is_whitespace` on ASCII.
+    let space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r');
+    let inner = line.trim_matches(|c: char| c.is_ascii() && space(c as u8));
+    if inner.is_ascii()
+        && !inner
+            .as_bytes()
+            .windows(2)
+            .any(|w| (space(w[0]) && w[0] != b' ') || (w[0] == b' ' && w[1] == b' '))
+    {
+        // Most lines: ASCII words parted by single spaces, once
+        // the ends are trimmed: the words joined are the line.
+        text.push_str(inner);
+    } else if line.is_ascii() {
+        // `split_whitespace` on ASCII, read byte by byte: every
+        // byte starts a char.
+        let mut word = None;
+        for (j, &b) in line.as_bytes().iter().enumerate() {
+            match (space(b), word) {
+                (false, None) => word = Some(j),
+                (true, Some(w)) => {
+                    if text.len() > start {
+                        text.push(' ');
+                    }
+                    text.push_str(&line[w..j]);
+                    word = None;
+                }
+                _ => {}
+            }
+        }
+        if let Some(w) = word {
+            if text.len() > start {
+                text.push(' ');
+            }
+            text.push_str(&line[w..]);
+        }
+    } else {
+        for (k, word) in line.split_whitespace().enumerate() {
+            if k > 0 {
+                text.push(' ');
+            }
+            text.push_str(word);
+        }
     }
 }
 
@@ -177,26 +220,46 @@ impl Bag {
     }
 
     fn add(&mut self, text: &str) {
-        for c in text.chars() {
-            let d = &mut self.diff[bucket(c)];
-            if *d >= 0 {
-                self.extra += 1;
-            } else {
-                self.missing -= 1;
+        if text.is_ascii() {
+            for &b in text.as_bytes() {
+                self.add_one(usize::from(b));
             }
-            *d += 1;
+        } else {
+            for c in text.chars() {
+                self.add_one(bucket(c));
+            }
         }
     }
 
+    fn add_one(&mut self, bucket: usize) {
+        let d = &mut self.diff[bucket];
+        if *d >= 0 {
+            self.extra += 1;
+        } else {
+            self.missing -= 1;
+        }
+        *d += 1;
+    }
+
     fn remove(&mut self, text: &str) {
-        for c in text.chars() {
-            let d = &mut self.diff[bucket(c)];
-            *d -= 1;
-            if *d >= 0 {
-                self.extra -= 1;
-            } else {
-                self.missing += 1;
+        if text.is_ascii() {
+            for &b in text.as_bytes() {
+                self.remove_one(usize::from(b));
             }
+        } else {
+            for c in text.chars() {
+                self.remove_one(bucket(c));
+            }
+        }
+    }
+
+    fn remove_one(&mut self, bucket: usize) {
+        let d = &mut self.diff[bucket];
+        *d -= 1;
+        if *d >= 0 {
+            self.extra -= 1;
+        } else {
+            self.missing += 1;
         }
     }
 
@@ -224,6 +287,12 @@ pub fn find(file: &Lines, search: &[&str], floor: f64, deadline: Instant) -> Fuz
     find_near(file, search, floor, deadline, 0..usize::MAX)
 }
 
+/// The search's Levenshtein scorer, over bytes when all is ASCII.
+enum Scorer {
+    Bytes(levenshtein::BatchComparator<u8>),
+    Chars(levenshtein::BatchComparator<char>),
+}
+
 /// Every window at or above `floor` among the windows starting at lines
 /// `starts` (clamped to the file). A window's distance is computed only
 /// when its length and its characters (the bag bound) leave it in reach.
@@ -243,7 +312,13 @@ pub fn find_near(
     let needle = normalized_text(search);
     let needle_len = needle.chars().count();
     let norm = NormalizedFile::new(file, first..last - 1 + n);
-    let scorer = levenshtein::BatchComparator::new(needle.chars());
+    // On ASCII text a char is a byte: the distance over bytes is the
+    // distance over chars, without decoding each window.
+    let scorer = if needle.is_ascii() && norm.text.is_ascii() {
+        Scorer::Bytes(levenshtein::BatchComparator::new(needle.bytes()))
+    } else {
+        Scorer::Chars(levenshtein::BatchComparator::new(needle.chars()))
+    };
     let mut bag = Bag::new(&needle);
     for k in 0..n - 1 {
         bag.add(norm.line(k));
@@ -270,7 +345,11 @@ pub fn find_near(
             continue;
         }
         let args = levenshtein::Args::default().score_cutoff(max_dist);
-        if let Some(distance) = scorer.distance_with_args(window.chars(), &args) {
+        let distance = match &scorer {
+            Scorer::Bytes(s) => s.distance_with_args(window.bytes(), &args),
+            Scorer::Chars(s) => s.distance_with_args(window.chars(), &args),
+        };
+        if let Some(distance) = distance {
             windows.push(Window {
                 start,
                 distance,
@@ -441,6 +520,24 @@ pub fn nearest(file: &Lines, search: &[&str], deadline: Instant) -> Option<Score
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    /// The normalization's shortcuts write what `split_whitespace`
+    /// joined with one space writes, on every kind of line.
+    #[test]
+    fn push_normalized_is_split_whitespace_joined() {
+        let mut rng = crate::test_rng::Rng::new(11);
+        let parts = [
+            "a", "bc", " ", "  ", "\t", "\r", "\x0B", "\x0C", "é", "\u{a0}", "\u{2003}", "x_y", "(",
+        ];
+        for _ in 0..20_000 {
+            let n = rng.below(8);
+            let line: String = (0..n).map(|_| parts[rng.below(parts.len())]).collect();
+            let want = line.split_whitespace().collect::<Vec<_>>().join(" ");
+            let mut text = String::from("prefix\n");
+            push_normalized(&mut text, &line);
+            assert_eq!(&text["prefix\n".len()..], want, "{line:?}");
+        }
+    }
 
     fn later() -> Instant {
         Instant::now() + Duration::from_secs(5)
