@@ -148,6 +148,12 @@ fn key(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
+/// A needle's first line as a table key ([`key`]).
+fn first_line(n: &Needle) -> &[u8] {
+    let t = n.text.as_bytes();
+    key(&t[..memchr::memchr(b'\n', t).unwrap_or(t.len())])
+}
+
 /// Line needles through one pass over the original's lines: a line whose
 /// length and hash are some needle's first line's is checked against that
 /// needle in full. The places of a needle of several lines whose first
@@ -155,10 +161,6 @@ fn key(line: &[u8]) -> &[u8] {
 /// edited, they are where an occurrence the edits made may start.
 fn line_starts(original: &str, needles: &[&Needle]) -> Vec<(usize, OrigHits)> {
     let bytes = original.as_bytes();
-    fn first_line(n: &Needle) -> &[u8] {
-        let t = n.text.as_bytes();
-        key(&t[..memchr::memchr(b'\n', t).unwrap_or(t.len())])
-    }
     // Line lengths some needle starts with: most lines are skipped on
     // their length alone, without hashing.
     let longest = needles
@@ -177,14 +179,58 @@ fn line_starts(original: &str, needles: &[&Needle]) -> Vec<(usize, OrigHits)> {
             .or_default()
             .push(k);
     }
+    let scan = |lo: usize, hi: usize, last: bool| {
+        scan_lines(bytes, lo..hi, last, needles, &lengths, &table)
+    };
+    // A large text is scanned in two halves side by side (a file's edits
+    // are resolved on one core: one large file would leave the other idle).
+    let half = bytes.len() / 2;
+    let split = (bytes.len() >= SPLIT_BYTES)
+        .then(|| memchr::memchr(b'\n', &bytes[half..]))
+        .flatten();
+    let (hits, first_lines) = match split {
+        Some(i) => {
+            let mid = half + i + 1;
+            let (left, right) =
+                crate::cores::join(|| scan(0, mid, false), || scan(mid, bytes.len(), true));
+            merge(left, right)
+        }
+        _ => scan(0, bytes.len(), true),
+    };
+    needles
+        .iter()
+        .zip(hits.into_iter().zip(first_lines))
+        .map(|(n, (full, first_line))| (n.edit, OrigHits { full, first_line }))
+        .collect()
+}
+
+/// From this many bytes, [`line_starts`] scans the text's two halves side
+/// by side.
+const SPLIT_BYTES: usize = 2 << 20;
+
+/// Each needle's hits and first-line places of one part of a scan.
+type Scanned = (Vec<Vec<usize>>, Vec<Option<Vec<usize>>>);
+
+/// The scan of [`line_starts`] over the lines of `range` (which starts at
+/// a line start): the lines ending in a `\n` in it, and when `last`, the
+/// line after the last `\n` (up to the range's end, the text's end).
+fn scan_lines(
+    bytes: &[u8],
+    range: std::ops::Range<usize>,
+    last: bool,
+    needles: &[&Needle],
+    lengths: &[bool],
+    table: &HashMap<u64, Vec<usize>, BuildHasherDefault<PrecomputedHasher>>,
+) -> Scanned {
     let mut hits: Vec<Vec<usize>> = vec![Vec::new(); needles.len()];
     let mut first_lines: Vec<Option<Vec<usize>>> = needles
         .iter()
         .map(|n| n.text.contains('\n').then(Vec::new))
         .collect();
-    let mut start = 0;
-    let ends = memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len()));
-    for end in ends {
+    let mut start = range.start;
+    let ends = memchr_iter(b'\n', &bytes[range.clone()]).map(|e| range.start + e);
+    let tail = last.then_some(range.end);
+    for end in ends.chain(tail) {
         let line = key(&bytes[start..end]);
         if lengths.get(line.len()).copied().unwrap_or(false) {
             if let Some(ks) = table.get(&xxhash_rust::xxh3::xxh3_64(line)) {
@@ -208,15 +254,28 @@ fn line_starts(original: &str, needles: &[&Needle]) -> Vec<(usize, OrigHits)> {
             }
         }
         start = end + 1;
-        if start > bytes.len() {
-            break;
-        }
     }
-    needles
-        .iter()
-        .zip(hits.into_iter().zip(first_lines))
-        .map(|(n, (full, first_line))| (n.edit, OrigHits { full, first_line }))
-        .collect()
+    (hits, first_lines)
+}
+
+/// The scan of the whole text from the scans of its two halves, as one
+/// scan would have found it (a first line's places beyond the cap in all
+/// are none).
+fn merge(left: Scanned, right: Scanned) -> Scanned {
+    let (mut hits, mut first_lines) = left;
+    for (h, r) in hits.iter_mut().zip(right.0) {
+        h.extend(r);
+    }
+    for (f, r) in first_lines.iter_mut().zip(right.1) {
+        *f = match (f.take(), r) {
+            (Some(mut l), Some(r)) if l.len() + r.len() <= FIRST_LINE_CAP => {
+                l.extend(r);
+                Some(l)
+            }
+            _ => None,
+        };
+    }
+    (hits, first_lines)
 }
 
 /// Substring needles through one Aho-Corasick scan over their first bytes
@@ -277,6 +336,79 @@ mod tests {
             edit,
             text: text.to_string(),
             unit,
+        }
+    }
+
+    /// A text scanned in two halves side by side gives what one scan of
+    /// it gives: the hits, and the first lines' places (none past the
+    /// cap in all), whichever half they fall in.
+    #[test]
+    fn the_split_scan_is_the_whole_scan() {
+        let mut rng = crate::test_rng::Rng::new(5);
+        let lines = [
+            "fn a() {",
+            "    x",
+            "}",
+            "",
+            "    y",
+            "x",
+            "\r",
+            "fn a() {\r",
+        ];
+        for trial in 0..4 {
+            let mut text = String::new();
+            // About 290 and 70 of two rare lines: the first's places pass
+            // the cap in all, not in either half.
+            while text.len() < SPLIT_BYTES + 1000 * trial {
+                let line = match (rng.below(1200), rng.below(5000)) {
+                    (0, _) => "rare",
+                    (_, 0) => "rarer",
+                    _ => lines[rng.below(lines.len())],
+                };
+                text.push_str(line);
+                text.push('\n');
+            }
+            if trial % 2 == 1 {
+                text.push_str("fn a() {");
+            }
+            let texts = [
+                "fn a() {\n    x",
+                "fn a() {",
+                "x\n}",
+                "    y\nx\n\r",
+                "}\n\nfn",
+                "rare\nx",
+                "rarer\n",
+            ];
+            let needles: Vec<Needle> = (0..texts.len())
+                .map(|k| needle(k, texts[k], MatchUnit::Lines))
+                .collect();
+            let refs: Vec<&Needle> = needles.iter().collect();
+            let mut lengths = vec![false; 64];
+            let mut table: HashMap<u64, Vec<usize>, BuildHasherDefault<PrecomputedHasher>> =
+                HashMap::default();
+            for (k, n) in refs.iter().enumerate() {
+                lengths[first_line(n).len()] = true;
+                table
+                    .entry(xxhash_rust::xxh3::xxh3_64(first_line(n)))
+                    .or_default()
+                    .push(k);
+            }
+            let (hits, first_lines) = scan_lines(
+                text.as_bytes(),
+                0..text.len(),
+                true,
+                &refs,
+                &lengths,
+                &table,
+            );
+            let split = line_starts(&text, &refs);
+            for (k, (edit, got)) in split.into_iter().enumerate() {
+                assert_eq!(edit, k);
+                assert_eq!(got.full, hits[k], "{:?}", texts[k]);
+                assert_eq!(got.first_line, first_lines[k], "{:?}", texts[k]);
+            }
+            assert!(first_lines[5].is_none() && first_lines[6].is_some());
         }
     }
 
