@@ -23,8 +23,8 @@ pub mod parse;
 pub mod plan;
 pub mod prompt;
 pub mod report;
-pub mod retry;
 pub mod resolve;
+pub mod retry;
 pub mod status;
 pub mod syntax;
 #[cfg(test)]
