@@ -63,13 +63,17 @@ pub enum LinkError {
 impl std::fmt::Display for LinkError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            LinkError::NotSent(e) => write!(f, "the editor's language server is not reachable: {e}"),
+            LinkError::NotSent(e) => {
+                write!(f, "the editor's language server is not reachable: {e}")
+            }
             LinkError::NoAnswer(e) => write!(
                 f,
                 "the editor's language server did not answer ({e}); the edit may or may not \
                  have been applied: read the file again before retrying"
             ),
-            LinkError::Refused(m) => write!(f, "the editor's language server refused the request: {m}"),
+            LinkError::Refused(m) => {
+                write!(f, "the editor's language server refused the request: {m}")
+            }
         }
     }
 }
@@ -92,6 +96,8 @@ impl EditorLink {
     /// Sends one request and waits for its answer: the JSON of the
     /// [`crate::agent::AgentOutcome`] the server built.
     pub fn run(&self, _request: &LinkRequest) -> Result<serde_json::Value, LinkError> {
-        Err(LinkError::NotSent(std::io::Error::other("the editor link is not built yet")))
+        Err(LinkError::NotSent(std::io::Error::other(
+            "the editor link is not built yet",
+        )))
     }
 }

@@ -158,7 +158,13 @@ impl AgentOutcome {
                 diff: report::unified_diff(f),
             })
             .collect();
-        let summary = summary(outcome, options, dry_run, applied, failure_reason.as_deref());
+        let summary = summary(
+            outcome,
+            options,
+            dry_run,
+            applied,
+            failure_reason.as_deref(),
+        );
         AgentOutcome {
             route,
             applied,
@@ -222,7 +228,10 @@ fn summary(
             1 => String::new(),
             n => format!(" (and {} more)", n - 1),
         };
-        format!("{refused}: {}{more}.{kept}", first.message.trim_end_matches('.'))
+        format!(
+            "{refused}: {}{more}.{kept}",
+            first.message.trim_end_matches('.')
+        )
     };
     if let Some(reason) = failure_reason {
         out.push_str(&format!(" Not applied: {reason}."));

@@ -37,11 +37,11 @@ use crate::lsp::documents::Documents;
 use crate::lsp::lens::{self, BlockLens};
 use crate::lsp::locks::FileLocks;
 use crate::lsp::proto::{self, ClientFeatures, EditContext};
-use crate::retry::retry_prompt;
 use crate::lsp::settings::Settings;
 use crate::lsp::source::{self, stale_files, BufferFiles, Stamp};
 use crate::lsp::ServeConfig;
 use crate::parse;
+use crate::retry::retry_prompt;
 use crate::workspace::WorkspacePath;
 
 /// What `initialize` and the configuration decided.
