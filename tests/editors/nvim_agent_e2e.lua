@@ -1,15 +1,16 @@
 -- End-to-end test of the agent link (docs/lsp.md, "The agent link") in
 -- Neovim 0.7+ headless, no plugins or config:
 --
---   LLM_EDIT_LSP=target/release/llm-edit-lsp \
---     timeout 60 nvim --headless -u NONE -i NONE -n -c "luafile tests/editors/nvim_agent_e2e.lua"
+--   LLM_EDIT_LSP=target/release/llm-edit-lsp LLM_EDIT_AGENT_PYTHON=<python with mcp> \
+--     timeout 90 nvim --headless -u NONE -i NONE -n -c "luafile tests/editors/nvim_agent_e2e.lua"
 --
 -- Neovim runs the language server on a workspace with src/app.py open and
--- changed in its buffer, unsaved. An agent, with the file as it read it
--- from disk, then edits another part of it through the link
--- (LLM_EDIT_AGENT: the command run with the workspace root as its last
--- argument and the request JSON on stdin, printing the answer; default
--- `python3 tests/editors/agent_link.py`). Checks:
+-- changed in its buffer, unsaved. An agent then reads the file (from disk,
+-- through the MCP server's read_file) and edits another part of it through
+-- the MCP server (`llm-edit-lsp mcp --root ROOT`, its `edit` tool), driven
+-- by tests/editors/agent_mcp.py with the official MCP Python SDK
+-- ($LLM_EDIT_AGENT_PYTHON, default python3). The MCP server finds the
+-- language server's socket and routes the edit through it. Checks:
 --   1. the server listens on .llm-edit/lsp.sock (a socket, mode 0600);
 --   2. the agent's answer says route `editor`, applied, status `~M`;
 --   3. the buffer holds both changes (the user's and the agent's, merged
@@ -86,24 +87,18 @@ local function start_server(root)
   return client
 end
 
---- The agent command: $LLM_EDIT_AGENT split on spaces, or the link client.
+--- The agent: one MCP session (tests/editors/agent_mcp.py).
 local function agent_command(root)
-  local command = {}
-  local configured = os.getenv("LLM_EDIT_AGENT")
-  if configured and configured ~= "" then
-    for word in configured:gmatch("%S+") do
-      table.insert(command, word)
-    end
-  else
-    command = { "python3", "tests/editors/agent_link.py" }
+  local python = os.getenv("LLM_EDIT_AGENT_PYTHON")
+  if not python or python == "" then
+    python = "python3"
   end
-  table.insert(command, root)
-  return command
+  return { python, "tests/editors/agent_mcp.py", root }
 end
 
---- Runs the agent with `request` without blocking Neovim's loop (which
---- must answer the server's workspace/applyEdit meanwhile); its answer.
-local function agent_edit(root, request)
+--- Runs the agent with `call` without blocking Neovim's loop (which must
+--- answer the server's workspace/applyEdit meanwhile); its tool result.
+local function agent_edit(root, call)
   local out, err, code = {}, {}, nil
   local job = vim.fn.jobstart(agent_command(root), {
     stdout_buffered = true,
@@ -121,7 +116,7 @@ local function agent_edit(root, request)
   if job <= 0 then
     fail("cannot run the agent: " .. table.concat(agent_command(root), " "))
   end
-  vim.fn.chansend(job, vim.fn.json_encode(request))
+  vim.fn.chansend(job, vim.fn.json_encode(call))
   vim.fn.chanclose(job, "stdin")
   wait_for("the agent's answer", function()
     return code ~= nil and #out > 0
@@ -134,18 +129,13 @@ end
 
 local ORIGINAL = 'def greet():\n    print("hi")\n\nVALUE = 1\n'
 
-local function search_replace(search, replace)
-  return table.concat({
-    "src/app.py",
-    "```python",
-    "<<<<<<< SEARCH",
-    search,
-    "=======",
-    replace,
-    ">>>>>>> REPLACE",
-    "```",
-    "",
-  }, "\n")
+--- An agent session: read src/app.py (from disk), then edit it.
+local function read_and_edit(old, new)
+  return {
+    read = { "src/app.py" },
+    tool = "edit",
+    arguments = { path = "src/app.py", old_string = old, new_string = new },
+  }
 end
 
 local function main()
@@ -173,10 +163,10 @@ local function main()
   end)
 
   -- 2. + 3. The agent edits the function, from the file as on disk.
-  local answer = agent_edit(root, {
-    payload = search_replace('def greet():\n    print("hi")', 'def greet(name):\n    print("hi", name)'),
-    snapshot = { ["src/app.py"] = ORIGINAL },
-  })
+  local answer = agent_edit(
+    root,
+    read_and_edit('def greet():\n    print("hi")', 'def greet(name):\n    print("hi", name)')
+  )
   expect_equal(answer.route, "editor", "the route (answer: " .. vim.inspect(answer) .. ")")
   expect_equal(answer.applied, true, "applied (answer: " .. vim.inspect(answer) .. ")")
   expect_equal(answer.files[1].status, "~M", "the file's status")
@@ -190,10 +180,7 @@ local function main()
   log("ok: the agent's edit was merged into the unsaved buffer; the disk is untouched")
 
   -- 4. A conflict with the user's change.
-  answer = agent_edit(root, {
-    payload = search_replace("VALUE = 1", "VALUE = 10"),
-    snapshot = { ["src/app.py"] = ORIGINAL },
-  })
+  answer = agent_edit(root, read_and_edit("VALUE = 1", "VALUE = 10"))
   expect_equal(answer.route, "editor", "the route of the conflicting edit")
   expect_equal(answer.applied, false, "the conflicting edit is not applied")
   expect_equal(answer.errors[1].kind, "conflict", "the refusal's kind (" .. vim.inspect(answer.errors) .. ")")
