@@ -574,10 +574,11 @@ impl Backend {
             applied,
             reason,
         );
+        let shown = agent_message(&result);
         if dry_run {
             self.inner
                 .client
-                .log_message(MessageType::INFO, format!("Agent edit: {}", result.summary))
+                .log_message(MessageType::INFO, shown)
                 .await;
         } else {
             let level = if applied && outcome.errors.is_empty() {
@@ -587,10 +588,7 @@ impl Backend {
             } else {
                 MessageType::ERROR
             };
-            self.inner
-                .client
-                .show_message(level, format!("Agent edit: {}", result.summary))
-                .await;
+            self.inner.client.show_message(level, shown).await;
         }
         if applied {
             self.clear_applied(&planned).await;
@@ -908,6 +906,25 @@ impl Backend {
             ));
         }
         actions
+    }
+}
+
+/// What the user is shown of an agent's edit: "Agent edit (src/a.py):
+/// Applied 2 edits to 1 file." (at most three files named).
+fn agent_message(result: &AgentOutcome) -> String {
+    let mut names: Vec<&str> = result
+        .files
+        .iter()
+        .map(|f| f.path.as_str())
+        .take(3)
+        .collect();
+    if result.files.len() > 3 {
+        names.push("…");
+    }
+    if names.is_empty() {
+        format!("Agent edit: {}", result.summary)
+    } else {
+        format!("Agent edit ({}): {}", names.join(", "), result.summary)
     }
 }
 

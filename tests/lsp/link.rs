@@ -101,7 +101,10 @@ async fn an_agent_edit_lands_in_the_unsaved_buffer_not_on_disk() {
                 .is_some_and(|m| m.starts_with("Agent edit"))
         })
         .await;
-    assert_eq!(shown["message"], "Agent edit: Applied 1 edit to 1 file.");
+    assert_eq!(
+        shown["message"],
+        "Agent edit (a.py): Applied 1 edit to 1 file."
+    );
 }
 
 /// A snapshot older than the buffer: the agent's edit is merged with the
