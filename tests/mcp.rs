@@ -617,3 +617,30 @@ fn tools_are_listed_with_schemas_and_annotations() {
         .unwrap();
     assert!(text.contains("SEARCH"), "{text}");
 }
+
+#[test]
+fn long_diffs_stay_in_the_structured_result_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = session(dir.path());
+    let content: String = (0..20_000).map(|i| format!("line {i}\n")).collect();
+    let reply = call(
+        &s,
+        "write_file",
+        json!({"path": "big.txt", "content": content}),
+    );
+    assert!(!reply.is_error);
+    assert!(
+        reply.text.len() < mcp::session::TEXT_DIFF_BYTES,
+        "{}",
+        reply.text.len()
+    );
+    assert!(
+        reply.text.contains("1 diff(s) left out of this text"),
+        "{}",
+        reply.text
+    );
+    assert!(reply.structured["files"][0]["diff"]
+        .as_str()
+        .unwrap()
+        .contains("+line 19999\n"));
+}

@@ -21,7 +21,7 @@ use crate::report::{self, Report};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Route {
-    /// Written to the files on disk (atomic writes, `src/cli/write.rs`).
+    /// Written to the files on disk (atomic writes, `src/write.rs`).
     Disk,
     /// Sent to the editor as `workspace/applyEdit`, planned against its
     /// unsaved buffers.
