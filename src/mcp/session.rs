@@ -37,6 +37,10 @@ pub const READ_LINE_CHARS: usize = 2000;
 /// Bytes of numbered text one `read_file` answer holds at most.
 pub const READ_BYTES: usize = 256 * 1024;
 
+/// Bytes of diffs the text of an edit tool's answer holds at most (the
+/// structured result has every diff).
+pub const TEXT_DIFF_BYTES: usize = 64 * 1024;
+
 /// The server's settings (`llm-edit-lsp mcp` flags).
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -587,6 +591,7 @@ pub fn reply_from_value(value: Value) -> ToolReply {
         text.push_str("\n\n");
         text.push_str(prompt);
     }
+    let mut cut = 0;
     for file in value
         .get("files")
         .and_then(Value::as_array)
@@ -598,9 +603,19 @@ pub fn reply_from_value(value: Value) -> ToolReply {
             .and_then(Value::as_str)
             .filter(|d| !d.is_empty())
         {
+            if text.len() + diff.len() > TEXT_DIFF_BYTES {
+                cut += 1;
+                continue;
+            }
             text.push('\n');
             text.push_str(diff);
         }
+    }
+    if cut > 0 {
+        text.push_str(&format!(
+            "\n({cut} diff(s) left out of this text to keep it short; every diff is in the \
+             structured result, `files[].diff`)\n"
+        ));
     }
     let errors = value
         .get("errors")

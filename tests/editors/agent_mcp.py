@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """An agent for tests/editors/nvim_agent_e2e.lua: one MCP session with
 `llm-edit-lsp mcp --root ROOT`, through the official MCP Python SDK
-(tests/editors/requirements-mcp.txt).
+(tests/mcp/requirements.txt).
 
     LLM_EDIT_LSP=target/release/llm-edit-lsp python3 tests/editors/agent_mcp.py ROOT < call.json
 
