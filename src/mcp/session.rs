@@ -730,6 +730,7 @@ struct ResponseArgs {
 struct NoArgs {}
 
 /// A window of a file's lines, numbered.
+#[derive(Debug)]
 struct View {
     numbered: String,
     first: usize,
