@@ -370,6 +370,33 @@ mod tests {
     }
 
     #[test]
+    fn a_root_too_long_for_a_socket_address_is_reached_through_its_handle() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut root = dir.path().to_path_buf();
+        for _ in 0..4 {
+            root.push("a-folder-name-long-enough-to-overflow-sun-path");
+        }
+        let state = root.join(STATE_DIR);
+        std::fs::create_dir_all(&state).unwrap();
+        assert!(state.join(SOCKET).as_os_str().len() > 108);
+        let handle = Dir::open_trusted(&state).unwrap();
+        let listener = std::os::unix::net::UnixListener::bind(path_through(&handle, SOCKET))
+            .expect("bound through the folder's handle");
+        let server = std::thread::spawn(move || {
+            let (stream, _) = listener.accept().unwrap();
+            let mut line = String::new();
+            BufReader::new(&stream).read_line(&mut line).unwrap();
+            writeln!(&stream, "{{\"route\": \"editor\"}}").unwrap();
+        });
+        let link = connect(&root).expect("connected through the folder's handle");
+        assert_eq!(
+            link.run(&LinkRequest::default()).unwrap()["route"],
+            "editor"
+        );
+        server.join().unwrap();
+    }
+
+    #[test]
     fn a_stale_socket_means_no_link_and_a_live_one_carries_a_request() {
         let dir = tempfile::tempdir().unwrap();
         let state = dir.path().join(STATE_DIR);
