@@ -123,6 +123,18 @@ pub struct Session {
     /// sends at once apply one after the other, each planned against what
     /// the one before wrote.
     applying: Mutex<()>,
+    /// The snapshots of what the last calls wrote, made after their answer
+    /// (joining and hashing a 10 MB text is no part of the call's time);
+    /// settled before the reads are next looked at.
+    pending: Mutex<Vec<std::thread::JoinHandle<Vec<Update>>>>,
+}
+
+/// A change of the session's reads made after a call's answer.
+enum Update {
+    /// The agent's view of the file is now this text.
+    Remember(PathBuf, WorkspacePath, SnapshotEntry),
+    /// The file is gone (deleted, or renamed away).
+    Forget(PathBuf, WorkspacePath),
 }
 
 /// The tools, in the order they are listed.
@@ -146,6 +158,7 @@ impl Session {
             roots: RwLock::new(roots),
             reads: Mutex::new(HashMap::new()),
             applying: Mutex::new(()),
+            pending: Mutex::new(Vec::new()),
         })
     }
 
@@ -340,8 +353,35 @@ impl Session {
         }
     }
 
-    fn remember(&self, root: &Path, path: &WorkspacePath, read: Read) {
+    /// The reads, with every pending update applied first (in call order).
+    fn reads(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, HashMap<WorkspacePath, Read>>> {
+        let pending: Vec<_> =
+            std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()));
         let mut reads = self.reads.lock().unwrap_or_else(|e| e.into_inner());
+        for handle in pending {
+            // A thread that panicked leaves the earlier snapshot: later
+            // edits are merged against it (or refused), never written over.
+            for update in handle.join().unwrap_or_default() {
+                match update {
+                    Update::Remember(root, path, entry) => {
+                        reads
+                            .entry(root)
+                            .or_default()
+                            .insert(path, Read::Text(entry));
+                    }
+                    Update::Forget(root, path) => {
+                        if let Some(r) = reads.get_mut(&root) {
+                            r.remove(&path);
+                        }
+                    }
+                }
+            }
+        }
+        reads
+    }
+
+    fn remember(&self, root: &Path, path: &WorkspacePath, read: Read) {
+        let mut reads = self.reads();
         reads
             .entry(root.to_path_buf())
             .or_default()
@@ -350,7 +390,7 @@ impl Session {
 
     /// The snapshot of every file the session read under `root`.
     fn snapshot(&self, root: &Path) -> Snapshot {
-        let reads = self.reads.lock().unwrap_or_else(|e| e.into_inner());
+        let reads = self.reads();
         reads
             .get(root)
             .into_iter()
@@ -363,7 +403,7 @@ impl Session {
     }
 
     fn was_read(&self, root: &Path, path: &WorkspacePath) -> bool {
-        let reads = self.reads.lock().unwrap_or_else(|e| e.into_inner());
+        let reads = self.reads();
         reads.get(root).is_some_and(|r| r.contains_key(path))
     }
 
@@ -486,27 +526,33 @@ impl Session {
             failure,
         );
         if applied {
-            // What the agent wrote is what it knows of these files now.
-            for change in &outcome.files {
-                if let Some(from) = &change.from {
-                    self.forget(root, from);
-                }
-                match change.after() {
-                    Some(after) if change.exists_after() => {
-                        self.remember(root, &change.path, Read::Text(SnapshotEntry::new(after)))
+            // What the agent wrote is what it knows of these files now. The
+            // texts are joined and hashed after the answer, and the plan is
+            // freed there too.
+            let root = root.to_path_buf();
+            let handle = std::thread::spawn(move || {
+                let mut updates = Vec::new();
+                for change in &outcome.files {
+                    if let Some(from) = &change.from {
+                        updates.push(Update::Forget(root.clone(), from.clone()));
                     }
-                    _ => self.forget(root, &change.path),
+                    match change.after() {
+                        Some(after) if change.exists_after() => updates.push(Update::Remember(
+                            root.clone(),
+                            change.path.clone(),
+                            SnapshotEntry::new(after),
+                        )),
+                        _ => updates.push(Update::Forget(root.clone(), change.path.clone())),
+                    }
                 }
-            }
+                updates
+            });
+            self.pending
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(handle);
         }
         reply_from_outcome(&result)
-    }
-
-    fn forget(&self, root: &Path, path: &WorkspacePath) {
-        let mut reads = self.reads.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(r) = reads.get_mut(root) {
-            r.remove(path);
-        }
     }
 }
 
