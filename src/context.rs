@@ -357,21 +357,7 @@ impl ContextStore {
     /// state folder has none.
     fn contexts_dir(&self) -> Result<Dir, ContextError> {
         let state_path = self.workspace.join(STATE_DIR);
-        let state = self
-            .root()?
-            .dir()
-            .open_path(&[OsStr::new(STATE_DIR)], true)
-            .map_err(|e| fs_error(state_path.clone(), e))?;
-        let gitignore = OsStr::new(".gitignore");
-        if state
-            .stat(gitignore)
-            .map_err(|e| io_error(&state_path, &e))?
-            .is_none()
-        {
-            state
-                .write_atomic(gitignore, b"*\n", false)
-                .map_err(|e| io_error(&state_path.join(".gitignore"), &e))?;
-        }
+        let state = state_dir(&self.root()?).map_err(|e| fs_error(state_path.clone(), e))?;
         state
             .open_path(&[OsStr::new(CONTEXTS)], true)
             .map_err(|e| fs_error(self.shown(&[CONTEXTS]), e))
@@ -399,6 +385,20 @@ impl ContextStore {
         }
         path
     }
+}
+
+/// The state folder `<root>/.llm-edit`, created when missing without
+/// following any symlink (a symlink there is [`FsError::Symlink`]), with
+/// a `.gitignore` of `*` written when it has none. The context store and
+/// the language server's agent link socket (`crate::agent::link`) live
+/// in it.
+pub fn state_dir(root: &RootDir) -> Result<Dir, FsError> {
+    let state = root.dir().open_path(&[OsStr::new(STATE_DIR)], true)?;
+    let gitignore = OsStr::new(".gitignore");
+    if state.stat(gitignore)?.is_none() {
+        state.write_atomic(gitignore, b"*\n", false)?;
+    }
+    Ok(state)
 }
 
 /// The folders and the name of a workspace path.

@@ -17,6 +17,7 @@ fn main() -> ExitCode {
             llm_edit_lsp::cli::apply::run(args)
         }
         Some(Command::Prompt(args)) => llm_edit_lsp::cli::prompt::run(args),
+        Some(Command::Mcp(args)) => llm_edit_lsp::cli::mcp::run(args, cli.log_level.as_deref()),
         Some(Command::Lsp) | None => llm_edit_lsp::cli::serve(cli.log_level.as_deref()),
     };
     match result {

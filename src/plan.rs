@@ -250,6 +250,25 @@ impl FileChange {
         }
     }
 
+    /// The length in bytes of the text after (0 for a delete), without
+    /// joining an edited text.
+    pub fn after_len(&self) -> usize {
+        match &self.content {
+            After::Deleted => 0,
+            After::Text(text) => text.len(),
+            After::Edited(joined) => match joined.get() {
+                Some(text) => text.len(),
+                None => self
+                    .edits
+                    .as_slice()
+                    .iter()
+                    .fold(self.before_text().len(), |len, e| {
+                        len + e.text.len() - e.range.len()
+                    }),
+            },
+        }
+    }
+
     /// Whether the file is there after the change (not deleted).
     pub fn exists_after(&self) -> bool {
         !matches!(self.content, After::Deleted)

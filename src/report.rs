@@ -143,7 +143,6 @@ impl<'a> Report<'a> {
 /// A unified diff of one file change (`a/` → `b/`), empty for no change.
 pub fn unified_diff(change: &FileChange) -> String {
     let before = change.before.as_ref().map_or("", |b| b.text.as_str());
-    let after = change.after().unwrap_or("");
     let old_name = match (&change.before, &change.from) {
         (None, _) => "/dev/null".to_string(),
         (Some(_), Some(from)) => format!("a/{from}"),
@@ -154,14 +153,18 @@ pub fn unified_diff(change: &FileChange) -> String {
     } else {
         format!("b/{}", change.path)
     };
-    // Several edits: diff only the lines around each (the plan says where
-    // they are), not the stretch from the first to the last.
+    // Diff only the lines around each edit (the plan says where they
+    // are): not the stretch from the first to the last, and without
+    // joining or scanning the text after (one edit of a 10 MB file).
     let edits = change.edits.as_slice();
-    if change.before.is_some() && change.exists_after() && edits.len() > 1 {
-        if let Some(body) = edit_windows_diff(before, after, edits, &old_name, &new_name) {
+    if change.before.is_some() && change.exists_after() && !edits.is_empty() {
+        if let Some(body) =
+            edit_windows_diff(before, change.after_len(), edits, &old_name, &new_name)
+        {
             return body;
         }
     }
+    let after = change.after().unwrap_or("");
     // Diff only the lines between the common head and tail (plus context):
     // a one-line change in a 10 MB file must not tokenize the whole file.
     let (skip, before, after) = changed_window(before, after, DIFF_CONTEXT);
@@ -189,51 +192,105 @@ pub fn unified_diff(change: &FileChange) -> String {
 /// Lines of context around each change in diffs.
 const DIFF_CONTEXT: usize = 3;
 
-/// The unified diff of `before` → `after` made of one diff per cluster of
-/// `edits` (sorted, apart, taking `before` to `after`): the lines each
+/// How many `\n` bytes `bytes` holds (counted 255 bytes at a time into a
+/// byte, which compilers turn into wide compares).
+fn count_newlines(bytes: &[u8]) -> usize {
+    bytes
+        .chunks(255)
+        .map(|chunk| {
+            chunk
+                .iter()
+                .fold(0u8, |n, &c| n.wrapping_add(u8::from(c == b'\n'))) as usize
+        })
+        .sum()
+}
+
+/// The unified diff of `before` → after (`after_len` bytes) made of one
+/// diff per cluster of `edits` (sorted, apart, taking `before` to after):
+/// the lines each
 /// cluster touches with [`DIFF_CONTEXT`] lines around, clusters closer
 /// than twice that joined (as one diff of the whole would join their
 /// hunks). `None` when the edits do not give `after`.
 fn edit_windows_diff(
     before: &str,
-    after: &str,
+    after_len: usize,
     edits: &[TextEdit],
     old_name: &str,
     new_name: &str,
 ) -> Option<String> {
     let b = before.as_bytes();
-    // Line starts of `before`, found once (memchr).
-    let mut starts = vec![0];
-    starts.extend(memchr::memchr_iter(b'\n', b).map(|i| i + 1));
-    if starts.last() == Some(&before.len()) && !before.is_empty() {
-        starts.pop();
-    }
-    let line_of = |at: usize| starts.partition_point(|&s| s <= at).saturating_sub(1);
-    let lines = starts.len();
-    // Clusters of edits: their first and last lines, widened by context.
-    let mut clusters: Vec<(usize, usize, Range<usize>)> = Vec::new();
+    // Lines are counted from one edit to the next (edits are sorted), and
+    // windows found by searching a few newlines around each edit: the text
+    // is scanned once, nothing is kept per line.
+    let mut counted_to = 0;
+    let mut counted = 0;
+    let mut line_of = |at: usize| {
+        if at < counted_to {
+            (counted_to, counted) = (0, 0);
+        }
+        counted += count_newlines(&b[counted_to..at]);
+        counted_to = at;
+        // A last newline ends the last line: it starts none.
+        if at == b.len() && before.ends_with('\n') {
+            counted - 1
+        } else {
+            counted
+        }
+    };
+    // The start of the line `up` lines above the one holding `at` (the end
+    // of a text that ends with a newline is on its last line).
+    let line_start_above = |at: usize, up: usize| {
+        let at = if at == b.len() && before.ends_with('\n') {
+            at - 1
+        } else {
+            at
+        };
+        let mut start = memchr::memrchr(b'\n', &b[..at]).map_or(0, |i| i + 1);
+        for _ in 0..up {
+            if start == 0 {
+                break;
+            }
+            start = memchr::memrchr(b'\n', &b[..start - 1]).map_or(0, |i| i + 1);
+        }
+        start
+    };
+    // The start of the line `down` lines below the one holding `at` (the
+    // end of the text when there are fewer).
+    let line_start_below = |at: usize, down: usize| {
+        let mut at = at;
+        for _ in 0..down {
+            match memchr::memchr(b'\n', &b[at.min(b.len())..]) {
+                Some(i) => at += i + 1,
+                None => return b.len(),
+            }
+        }
+        at.min(b.len())
+    };
+    // Clusters of edits: their first and last lines widened by context,
+    // the bytes those lines span, and the edits.
+    let mut clusters: Vec<(usize, usize, usize, usize, Range<usize>)> = Vec::new();
     for (k, e) in edits.iter().enumerate() {
         let first = line_of(e.range.start);
-        let last =
-            line_of(e.range.end.max(e.range.start + 1).min(before.len().max(1)) - 1).max(first);
-        let (lo, hi) = (
-            first.saturating_sub(DIFF_CONTEXT),
-            (last + DIFF_CONTEXT).min(lines.saturating_sub(1)),
-        );
+        let last_at = e.range.end.max(e.range.start + 1).min(before.len().max(1)) - 1;
+        let last = line_of(last_at).max(first);
+        let (lo, hi) = (first.saturating_sub(DIFF_CONTEXT), last + DIFF_CONTEXT);
+        let end = line_start_below(last_at.max(e.range.start).min(b.len()), DIFF_CONTEXT + 1);
         match clusters.last_mut() {
             Some(c) if lo <= c.1 + 1 => {
                 c.1 = c.1.max(hi);
-                c.2.end = k + 1;
+                c.3 = c.3.max(end);
+                c.4.end = k + 1;
             }
-            _ => clusters.push((lo, hi, k..k + 1)),
+            _ => {
+                let start = line_start_above(e.range.start.min(b.len()), first - lo);
+                clusters.push((lo, hi, start, end, k..k + 1));
+            }
         }
     }
-    let byte_of = |line: usize| starts.get(line).copied().unwrap_or(before.len());
     let mut out = String::new();
     let mut delta: isize = 0; // lines added before the cluster
     let mut rebuilt_len: isize = before.len() as isize;
-    for (lo, hi, range) in clusters {
-        let (bs, be) = (byte_of(lo), byte_of(hi + 1));
+    for (lo, _, bs, be, range) in clusters {
         let mut new = String::with_capacity(be - bs);
         let mut at = bs;
         let mut added: isize = 0;
@@ -273,8 +330,8 @@ fn edit_windows_diff(
         }
         delta += added;
     }
-    // The edits must give `after` (a cheap check: its length).
-    (rebuilt_len == after.len() as isize).then_some(out)
+    // The edits must give the text after (a cheap check: its length).
+    (rebuilt_len == after_len as isize).then_some(out)
 }
 
 /// Cuts the common leading and trailing lines of `before` and `after`,
@@ -551,6 +608,14 @@ mod tests {
             vec![edit(10, "ten\n"), edit(14, "fourteen\nmore\n")],
             // At both ends, lines added and removed.
             vec![edit(0, ""), edit(60, "a\nb\nc\n"), edit(199, "last")],
+            // One edit: in the middle, the last line, an insert at the end.
+            vec![edit(10, "ten\n")],
+            vec![edit(199, "")],
+            vec![TextEdit {
+                range: lines.len()..lines.len(),
+                text: "end\n".into(),
+            }],
+            vec![edit(0, "zero\nand more\n")],
             // Inserts only.
             vec![
                 TextEdit {
@@ -572,7 +637,7 @@ mod tests {
                 from = e.range.end;
             }
             after.push_str(&lines[from..]);
-            let got = edit_windows_diff(&lines, &after, &edits, "a", "b").unwrap();
+            let got = edit_windows_diff(&lines, after.len(), &edits, "a", "b").unwrap();
             assert_eq!(got, full_diff(&lines, &after), "{edits:?}");
         }
     }

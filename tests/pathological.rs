@@ -414,7 +414,7 @@ fn merge_of_many_blocks_against_a_snapshot() {
 fn merge_of_a_100k_line_file_with_10k_changes() {
     let n = 100_000;
     let base: Vec<String> = (0..n).map(|i| format!("line {i}\n")).collect();
-    let user = |i: usize| (i % 1000 == 0).then(|| format!("user {i}\n"));
+    let user = |i: usize| i.is_multiple_of(1000).then(|| format!("user {i}\n"));
     let llm = |i: usize| (i % 10 == 5).then(|| format!("llm {i}\n"));
     let ours: String = std::iter::once("header\n".to_string())
         .chain((0..n).map(|i| user(i).unwrap_or_else(|| base[i].clone())))

@@ -45,6 +45,59 @@ pub fn write_case(dir: &Path, case: &Case, pair: &Pair) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Runs `case` through the MCP server's `apply_response` tool, in process,
+/// on its file in a scratch directory (with `--fuzzy T` when given), and
+/// judges it like the in-process run.
+pub fn run_mcp(case: &Case, fuzzy: Option<f64>) -> Result<Judged, String> {
+    use llm_edit_lsp::mcp::{Config, Session};
+
+    let d = &case.draft;
+    let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let root = tmp.path().join("root");
+    let file = root.join(&d.path);
+    std::fs::create_dir_all(file.parent().expect("a file path has a parent"))
+        .map_err(|e| e.to_string())?;
+    std::fs::write(&file, d.before_text()).map_err(|e| e.to_string())?;
+    let session = Session::new(Config {
+        roots: vec![root.clone()],
+        fuzzy,
+        ..Config::default()
+    })?;
+    let mut args = serde_json::Map::new();
+    args.insert("text".into(), Value::String(case.payload.clone()));
+    let reply = session
+        .call("apply_response", args)
+        .map_err(|e| format!("{e:?}"))?;
+    let now = std::fs::read_to_string(&file).map_err(|e| e.to_string())?;
+    let errors = reply.structured["errors"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    Ok(match (reply.is_error, errors.first()) {
+        (false, _) => judge_result(
+            &now,
+            d,
+            case.id.format,
+            &patch_headers(&case.payload, case.id.format),
+        ),
+        (true, Some(first)) if now == d.before_text() => Judged {
+            verdict: Verdict::Refused(first["kind"].as_str().unwrap_or("?").to_owned()),
+            precise: true,
+            detail: first["message"].as_str().unwrap_or_default().to_owned(),
+        },
+        (true, Some(_)) => Judged {
+            verdict: Verdict::Crash("an error but the file changed".into()),
+            precise: false,
+            detail: reply.text,
+        },
+        (true, None) => Judged {
+            verdict: Verdict::Crash("an error without an edit error".into()),
+            precise: false,
+            detail: reply.text,
+        },
+    })
+}
+
 /// Runs `case` through the binary in a scratch directory (with `--fuzzy T`
 /// when given) and judges it like the in-process run.
 pub fn run_cli(bin: &Path, case: &Case, fuzzy: Option<f64>) -> Result<Judged, String> {

@@ -7,8 +7,12 @@
 //! cargo run --release --example stress -- [--seed N] [--cases N | --per-pair K]
 //!     [--formats a,b] [--mistakes x,y] [--fuzzy T] [--jobs N]
 //!     [--json FILE] [--markdown FILE] [--fail-on-wrong] [--show N] [--list VERDICT] [--one-place]
-//!     [--cli BIN [--cli-every K]] [--dump DIR --case ID] [--pairs FILE]
+//!     [--cli BIN [--cli-every K]] [--mcp [--mcp-every K]] [--dump DIR --case ID] [--pairs FILE]
 //! ```
+//!
+//! `--mcp` runs every `--mcp-every`-th case (default: all) again through the
+//! MCP server's `apply_response` tool, in process, on a file in a scratch
+//! folder, and counts the verdicts that differ from `engine::run`'s.
 
 mod case;
 mod definitions;
@@ -22,6 +26,7 @@ mod places;
 mod report;
 mod rng;
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -50,6 +55,9 @@ struct Args {
     one_place_only: bool,
     cli: Option<PathBuf>,
     cli_every: usize,
+    /// Also run every `mcp_every`-th case through the MCP tool layer.
+    mcp: bool,
+    mcp_every: usize,
     dump: Option<PathBuf>,
     case: Option<String>,
     pairs: PathBuf,
@@ -57,7 +65,7 @@ struct Args {
 
 const USAGE: &str = "usage: stress [--seed N] [--cases N | --per-pair K] [--formats a,b] [--mistakes x,y] \
 [--fuzzy T] [--jobs N] [--json FILE] [--markdown FILE] [--fail-on-wrong] [--show N] [--list VERDICT] \
-[--one-place] [--cli BIN [--cli-every K]] [--dump DIR --case ID] [--pairs FILE]";
+[--one-place] [--cli BIN [--cli-every K]] [--mcp [--mcp-every K]] [--dump DIR --case ID] [--pairs FILE]";
 
 fn names(list: &str, all: &[&'static str]) -> Result<Vec<&'static str>, String> {
     list.split(',')
@@ -85,6 +93,8 @@ fn parse_args() -> Result<Args, String> {
         one_place_only: false,
         cli: None,
         cli_every: 25,
+        mcp: false,
+        mcp_every: 1,
         dump: None,
         case: None,
         pairs: pairs::shared_dir().join("stress/pairs.jsonl"),
@@ -115,6 +125,8 @@ fn parse_args() -> Result<Args, String> {
             "--one-place" => args.one_place_only = true,
             "--cli" => args.cli = Some(value()?.into()),
             "--cli-every" => args.cli_every = (num(value()?)? as usize).max(1),
+            "--mcp" => args.mcp = true,
+            "--mcp-every" => args.mcp_every = (num(value()?)? as usize).max(1),
             "--dump" => args.dump = Some(value()?.into()),
             "--case" => args.case = Some(value()?),
             "--pairs" => args.pairs = value()?.into(),
@@ -315,8 +327,14 @@ fn run() -> Result<ExitCode, String> {
         Some(bin) => check_cli(bin, &ids, &results, &pairs, &args)?,
         None => 0,
     };
+    let mcp_mismatch = if args.mcp {
+        check_mcp(&ids, &results, &pairs, &args)?
+    } else {
+        0
+    };
     write_outputs(&report, &args, elapsed)?;
-    let failed = report.total.wrong + report.total.crash > 0 || cli_mismatch > 0;
+    let failed =
+        report.total.wrong + report.total.crash > 0 || cli_mismatch > 0 || mcp_mismatch > 0;
     Ok(if args.fail_on_wrong && failed {
         ExitCode::FAILURE
     } else {
@@ -352,6 +370,78 @@ fn check_cli(
     println!(
         "cli: {checked} cases through {}, {differ} verdicts differ",
         bin.display()
+    );
+    Ok(differ)
+}
+
+/// Runs every `--mcp-every`-th judged case through the MCP server's
+/// `apply_response` tool (in process, on files in a scratch directory);
+/// prints the verdict counts of both ways and returns how many verdicts
+/// differ from the in-process ones.
+fn check_mcp(
+    ids: &[CaseId],
+    results: &[Option<Run>],
+    pairs: &[Pair],
+    args: &Args,
+) -> Result<usize, String> {
+    let picked: Vec<(usize, &Judged)> = results
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| r.as_ref().map(|(j, _, _)| (i, j)))
+        .filter(|(i, _)| i % args.mcp_every == 0)
+        .collect();
+    let via_mcp: Vec<Result<Judged, String>> = std::thread::scope(|scope| {
+        let chunks: Vec<_> = (0..args.jobs)
+            .map(|t| {
+                let picked = &picked;
+                scope.spawn(move || {
+                    (t..picked.len())
+                        .step_by(args.jobs)
+                        .map(|k| {
+                            let case =
+                                case::build(&ids[picked[k].0], pairs).expect("it was built before");
+                            (k, dump::run_mcp(&case, args.fuzzy))
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let mut out: Vec<Option<Result<Judged, String>>> = vec![None; picked.len()];
+        for handle in chunks {
+            for (k, judged) in handle.join().expect("an MCP check thread never panics") {
+                out[k] = Some(judged);
+            }
+        }
+        out.into_iter()
+            .map(|j| j.expect("every case judged"))
+            .collect()
+    });
+    let (mut differ, mut engine_counts, mut mcp_counts) = (0, BTreeMap::new(), BTreeMap::new());
+    for ((i, judged), via) in picked.iter().zip(via_mcp) {
+        let via = via?;
+        *engine_counts
+            .entry(judged.verdict.class())
+            .or_insert(0usize) += 1;
+        *mcp_counts.entry(via.verdict.class()).or_insert(0usize) += 1;
+        if via.verdict != judged.verdict {
+            differ += 1;
+            println!(
+                "mcp differs on {}: engine {:?}, MCP tool {:?} ({})",
+                ids[*i], judged.verdict, via.verdict, via.detail
+            );
+        }
+    }
+    let counts = |m: &BTreeMap<&str, usize>| {
+        m.iter()
+            .map(|(k, v)| format!("{v} {k}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    println!(
+        "mcp: {} cases through the apply_response tool: engine {}; MCP {}; {differ} verdicts differ",
+        picked.len(),
+        counts(&engine_counts),
+        counts(&mcp_counts)
     );
     Ok(differ)
 }

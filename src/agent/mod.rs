@@ -21,7 +21,7 @@ use crate::report::{self, Report};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Route {
-    /// Written to the files on disk (atomic writes, `src/cli/write.rs`).
+    /// Written to the files on disk (atomic writes, `src/write.rs`).
     Disk,
     /// Sent to the editor as `workspace/applyEdit`, planned against its
     /// unsaved buffers.
@@ -233,6 +233,21 @@ fn summary(
             first.message.trim_end_matches('.')
         )
     };
+    let merged: Vec<String> = outcome
+        .files
+        .iter()
+        .filter(|f| f.status == crate::engine::FileStatus::Merged)
+        .map(|f| format!("`{}`", f.path))
+        .collect();
+    if !merged.is_empty() {
+        out.push_str(&format!(
+            " {} changed since you read {}: your edits {} merged with that change (the diff is \
+             against the file as it is now).",
+            merged.join(", "),
+            if merged.len() == 1 { "it" } else { "them" },
+            if applied { "were" } else { "are" },
+        ));
+    }
     if let Some(reason) = failure_reason {
         out.push_str(&format!(" Not applied: {reason}."));
     }

@@ -6,13 +6,13 @@ use std::process::ExitCode;
 use anyhow::{bail, Context};
 
 use super::args::ApplyArgs;
-use super::write;
 use crate::context::{ContextStore, WithSnapshot};
 use crate::engine::{self, Options, SyntaxCheck};
 use crate::model::Format;
 use crate::parse::MAX_PAYLOAD_BYTES;
 use crate::report::{self, Report};
 use crate::workspace::DiskFiles;
+use crate::write;
 
 /// Runs `apply`: exit 0 when everything applied (or would), 1 when an edit
 /// failed, 2 on usage or I/O errors (returned as `Err`).

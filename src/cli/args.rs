@@ -32,6 +32,8 @@ pub enum Command {
     Prompt(PromptArgs),
     /// Serve LSP over stdio.
     Lsp,
+    /// Serve MCP (Model Context Protocol) over stdio: tools for agents.
+    Mcp(McpArgs),
 }
 
 /// `--match` values.
@@ -136,4 +138,30 @@ pub struct PromptArgs {
     /// Print JSON (`{"format", "instructions", "tools"}`) instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `llm-edit-lsp mcp`.
+#[derive(Debug, clap::Args)]
+pub struct McpArgs {
+    /// A folder the tools may read and edit (repeat for several; relative
+    /// paths go to the first, or to the one that has the file). Without
+    /// it: the client's roots, else the current directory.
+    #[arg(long, value_name = "DIR")]
+    pub root: Vec<PathBuf>,
+    /// What to do with a file changed since the agent read it.
+    #[arg(long, value_enum, default_value = "merge")]
+    pub on_conflict: OnConflictArg,
+    /// Refuse to edit an existing file the session has not read with
+    /// read_file.
+    #[arg(long)]
+    pub require_read: bool,
+    /// Matching tolerance.
+    #[arg(long = "match", value_enum, default_value = "tolerant")]
+    pub match_mode: MatchArg,
+    /// Turn fuzzy matching on with this similarity threshold (0 < T < 1).
+    #[arg(long, value_name = "T")]
+    pub fuzzy: Option<f64>,
+    /// The time budget of each tool call's edits, in seconds (default 5).
+    #[arg(long, value_name = "SECONDS")]
+    pub deadline: Option<f64>,
 }

@@ -1,4 +1,4 @@
-//! The command line: `apply` (files on disk), `prompt`, and `lsp`.
+//! The command line: `apply` (files on disk), `prompt`, `lsp` and `mcp`.
 //!
 //! A thin shell: arguments → [`engine::Options`](crate::engine::Options) →
 //! [`engine::run`](crate::engine::run) → atomic writes and a report.
@@ -6,8 +6,8 @@
 pub mod apply;
 pub mod args;
 pub mod huge_pages;
+pub mod mcp;
 pub mod prompt;
-pub mod write;
 
 /// Serves LSP over stdio until the client ends the session: status 0 after
 /// `shutdown`, 1 without (the LSP specification's `exit`).

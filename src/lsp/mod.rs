@@ -15,6 +15,7 @@ pub mod context;
 pub mod diagnostics;
 pub mod documents;
 pub mod lens;
+pub mod link;
 pub mod locks;
 pub mod memory;
 pub mod position;
@@ -91,11 +92,22 @@ where
     W: AsyncWrite,
 {
     let limits = config.limits;
-    let (service, socket) = LspService::new(|client| Backend::new(client, config));
-    transport::run(reader, writer, limits, |input, output| {
+    let mut backend = None;
+    let (service, socket) = LspService::new(|client| {
+        let server = Backend::new(client, config);
+        backend = Some(server.clone());
+        server
+    });
+    let ending = transport::run(reader, writer, limits, |input, output| {
         Server::new(input, output, socket).serve(service)
     })
-    .await
+    .await;
+    // The session is over (`exit`, or the client went away): the agent
+    // link's socket goes with it.
+    if let Some(backend) = backend {
+        backend.stop_link();
+    }
+    ending
 }
 
 /// Logs to stderr only (stdout carries the protocol). `level` comes from

@@ -12,7 +12,7 @@
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Instant;
 
 use serde_json::{json, Value};
@@ -27,7 +27,9 @@ use tower_lsp_server::ls_types::{
 };
 use tower_lsp_server::{Client, LanguageServer};
 
-use crate::context::Snapshot;
+use crate::agent::link::{LinkFailure, LinkRequest};
+use crate::agent::{AgentOutcome, Route};
+use crate::context::{Snapshot, SnapshotEntry};
 use crate::engine::{self, Outcome};
 use crate::error::{EditError, ErrorKind};
 use crate::lsp::commands::{self, ApplyResult, PreviewResult, RetryPromptResult, RunArgs, UriArgs};
@@ -35,6 +37,7 @@ use crate::lsp::context::{ConflictRun, Contexts};
 use crate::lsp::diagnostics::{DiagnosticStore, Origin};
 use crate::lsp::documents::Documents;
 use crate::lsp::lens::{self, BlockLens};
+use crate::lsp::link;
 use crate::lsp::locks::FileLocks;
 use crate::lsp::proto::{self, ClientFeatures, EditContext};
 use crate::lsp::settings::Settings;
@@ -79,12 +82,47 @@ struct Inner {
     /// Per URI with syntax warnings: the hash of the text the apply wrote
     /// (the warnings go when the buffer differs from it).
     syntax_written: dashmap::DashMap<String, u64>,
+    /// The agent link's listener, while it runs.
+    link: Mutex<Option<link::Listener>>,
 }
 
 /// The language server (cheap to clone into spawned tasks).
 #[derive(Clone)]
 pub struct Backend {
     inner: Arc<Inner>,
+}
+
+/// Which snapshot a run merges `~M` files against.
+enum SnapshotFrom {
+    /// The context the arguments name, else `default` when captured.
+    Context,
+    /// The snapshot an agent sent with its request (`None`: none).
+    Given(Option<Arc<Snapshot>>),
+}
+
+/// What became of a plan sent (or not) to the editor.
+enum Sent {
+    /// The editor applied it.
+    Applied,
+    /// Nothing to send: the plan failed, asks for a preview only, or
+    /// changes nothing.
+    Skipped(String),
+    /// Resolved changes were not applied: the plan went stale, the client
+    /// cannot express it, or the editor declined or failed.
+    Declined(String),
+    /// Sent, and the editor did not answer in time: it may or may not have
+    /// applied it.
+    Unanswered(String),
+}
+
+impl Sent {
+    /// (applied, failure reason), as `llm-edit.apply` reports it.
+    fn applied_and_reason(self) -> (bool, Option<String>) {
+        match self {
+            Sent::Applied => (true, None),
+            Sent::Skipped(r) | Sent::Declined(r) | Sent::Unanswered(r) => (false, Some(r)),
+        }
+    }
 }
 
 /// A planned run, stamped with the texts it saw.
@@ -126,6 +164,7 @@ impl Backend {
                 contexts: Contexts::default(),
                 apply_locks: FileLocks::default(),
                 syntax_written: dashmap::DashMap::new(),
+                link: Mutex::new(None),
             }),
         }
     }
@@ -181,6 +220,11 @@ impl Backend {
 
     /// Parses, resolves and plans on the blocking pool.
     async fn plan(&self, args: &RunArgs) -> Result<Planned> {
+        self.plan_from(args, SnapshotFrom::Context).await
+    }
+
+    /// [`Backend::plan`], with the `~M` snapshot taken from `snapshot`.
+    async fn plan_from(&self, args: &RunArgs, snapshot: SnapshotFrom) -> Result<Planned> {
         let session = self.session();
         let root = session.root.clone().ok_or_else(|| {
             request_failed("no workspace root: open a folder (rootUri or workspaceFolders)")
@@ -207,11 +251,14 @@ impl Backend {
         if let Some(uri) = &args.uri {
             self.inner.contexts.set_response_context(uri, &context);
         }
-        let snapshot = self
-            .inner
-            .contexts
-            .for_run(&root, args.context.as_deref())
-            .map_err(request_failed)?;
+        let snapshot = match snapshot {
+            SnapshotFrom::Context => self
+                .inner
+                .contexts
+                .for_run(&root, args.context.as_deref())
+                .map_err(request_failed)?,
+            SnapshotFrom::Given(snapshot) => snapshot,
+        };
         let docs = self.inner.docs.clone();
         let only = args.edits.clone();
         let options = settings.options.clone();
@@ -365,7 +412,10 @@ impl Backend {
         let root = planned.files.root_path();
         let paths = planned.stamps.iter().map(|(path, _)| path.under(&root));
         let _held = self.inner.apply_locks.lock(paths).await;
-        let (applied, reason) = self.send_plan(&planned).await;
+        let (applied, reason) = self
+            .send_plan(&planned, "Apply LLM edits")
+            .await
+            .applied_and_reason();
         let message = match (&reason, applied) {
             (Some(reason), _) => (MessageType::ERROR, reason.clone()),
             (None, _) if planned.outcome.errors.is_empty() => (
@@ -401,65 +451,197 @@ impl Backend {
         })
     }
 
-    /// Sends a plan with `workspace/applyEdit` unless it failed or went
-    /// stale. Returns (applied, failure reason).
-    async fn send_plan(&self, planned: &Planned) -> (bool, Option<String>) {
+    /// Sends a plan with `workspace/applyEdit` (labelled `label`) unless
+    /// it failed or went stale.
+    async fn send_plan(&self, planned: &Planned, label: &str) -> Sent {
         let outcome = &planned.outcome;
         let options = &planned.session.settings.options;
         if !outcome.applicable(options) {
-            return (false, Some(commands::failure_summary(outcome)));
+            return Sent::Skipped(commands::failure_summary(outcome));
         }
         if outcome.batch.preview {
-            return (
-                false,
-                Some("the payload asks for a preview only (dryRun); nothing was applied".into()),
+            return Sent::Skipped(
+                "the payload asks for a preview only (dryRun); nothing was applied".into(),
             );
         }
         if outcome.files.is_empty() {
-            return (
-                false,
-                Some("the payload changes nothing; nothing was applied".into()),
-            );
+            return Sent::Skipped("the payload changes nothing; nothing was applied".into());
         }
         let root = planned.files.root_path();
         let edit = match proto::workspace_edit(&outcome.files, &self.edit_context(planned, &root)) {
             Ok(edit) => edit,
-            Err(unsupported) => return (false, Some(unsupported.0)),
+            Err(unsupported) => return Sent::Declined(unsupported.0),
         };
         // No `.await` between this check and the send below.
         let stale = stale_files(&planned.stamps, planned.files.disk(), &self.inner.docs);
         if !stale.is_empty() {
             let names: Vec<String> = stale.iter().map(ToString::to_string).collect();
-            return (
-                false,
-                Some(format!(
-                    "{} changed while the edits were planned; nothing was applied, run the command again",
-                    names.join(", ")
-                )),
-            );
+            return Sent::Declined(format!(
+                "{} changed while the edits were planned; nothing was applied, run the command again",
+                names.join(", ")
+            ));
         }
         let params = ApplyWorkspaceEditParams {
-            label: Some("Apply LLM edits".into()),
+            label: Some(label.into()),
             edit,
         };
         let request = self.inner.client.send_request::<ApplyWorkspaceEdit>(params);
         match tokio::time::timeout(self.inner.config.apply_timeout, request).await {
-            Ok(Ok(response)) if response.applied => (true, None),
-            Ok(Ok(response)) => (
-                false,
-                Some(format!(
-                    "the editor did not apply the edits: {}",
-                    response.failure_reason.unwrap_or_else(|| "no reason given".into())
-                )),
-            ),
-            Ok(Err(e)) => (false, Some(format!("workspace/applyEdit failed: {}", e.message))),
-            Err(_) => (
-                false,
-                Some(format!(
-                    "the editor did not answer workspace/applyEdit within {} s; the edits may or may not be applied",
-                    self.inner.config.apply_timeout.as_secs_f32()
-                )),
-            ),
+            Ok(Ok(response)) if response.applied => Sent::Applied,
+            Ok(Ok(response)) => Sent::Declined(format!(
+                "the editor did not apply the edits: {}",
+                response.failure_reason.unwrap_or_else(|| "no reason given".into())
+            )),
+            Ok(Err(e)) => Sent::Declined(format!("workspace/applyEdit failed: {}", e.message)),
+            Err(_) => Sent::Unanswered(format!(
+                "the editor did not answer workspace/applyEdit within {} s; the edits may or may not be applied",
+                self.inner.config.apply_timeout.as_secs_f32()
+            )),
+        }
+    }
+
+    /// Runs an agent's request from the link ([`crate::agent::link`]) the
+    /// way `llm-edit.preview` (`dryRun`) or `llm-edit.apply` runs a
+    /// payload: planned against the open buffers (disk for the others),
+    /// `~M` files merged against the request's snapshot, sent to the
+    /// editor as one `workspace/applyEdit`. Answers with the
+    /// [`AgentOutcome`] (route `editor`).
+    pub(super) async fn agent_request(
+        &self,
+        request: LinkRequest,
+    ) -> std::result::Result<Value, LinkFailure> {
+        let failed = |e: Error| LinkFailure::refused(e.message.into_owned());
+        let (root, ..) = self.workspace().map_err(failed)?;
+        let mut snapshot = Vec::with_capacity(request.snapshot.len());
+        for (path, text) in &request.snapshot {
+            let path = WorkspacePath::new(&root, path).map_err(|e| {
+                LinkFailure::refused(format!("snapshot path {path:?} cannot be used: {e:?}"))
+            })?;
+            snapshot.push((path, SnapshotEntry::new(text.as_str())));
+        }
+        let snapshot = (!snapshot.is_empty()).then(|| Arc::new(snapshot.into_iter().collect()));
+        // All or nothing unless the agent asks: the editor's own
+        // `partial` setting is for its user's commands.
+        let mut options = json!({"partial": request.partial});
+        if let Some(policy) = &request.on_conflict {
+            options["onConflict"] = json!(policy);
+        }
+        let args = RunArgs {
+            payload: Some(request.payload),
+            format: request.format,
+            options: Some(options),
+            ..RunArgs::default()
+        };
+        let planned = self
+            .plan_from(&args, SnapshotFrom::Given(snapshot))
+            .await
+            .map_err(failed)?;
+        self.publish_run_diagnostics(&planned).await;
+        let outcome = &planned.outcome;
+        let options = &planned.session.settings.options;
+        let dry_run = request.dry_run || outcome.batch.preview;
+        let sent = if request.dry_run {
+            Sent::Skipped("a dry run".into())
+        } else {
+            let root = planned.files.root_path();
+            let paths = planned.stamps.iter().map(|(path, _)| path.under(&root));
+            let _held = self.inner.apply_locks.lock(paths).await;
+            self.send_plan(&planned, "Agent edit").await
+        };
+        let (applied, reason) = match sent {
+            Sent::Applied => (true, None),
+            Sent::Skipped(_) => (false, None),
+            Sent::Declined(reason) => (false, Some(reason)),
+            Sent::Unanswered(reason) => {
+                self.inner
+                    .client
+                    .show_message(MessageType::WARNING, format!("Agent edit: {reason}"))
+                    .await;
+                self.mark_pending(&planned);
+                self.schedule_refresh();
+                return Err(LinkFailure {
+                    error: reason,
+                    maybe_applied: true,
+                });
+            }
+        };
+        let result = AgentOutcome::new(
+            Route::Editor,
+            &planned.payload,
+            outcome,
+            options,
+            dry_run,
+            applied,
+            reason,
+        );
+        let shown = agent_message(&result);
+        if dry_run {
+            self.inner
+                .client
+                .log_message(MessageType::INFO, shown)
+                .await;
+        } else {
+            let level = if applied && outcome.errors.is_empty() {
+                MessageType::INFO
+            } else if applied {
+                MessageType::WARNING
+            } else {
+                MessageType::ERROR
+            };
+            self.inner.client.show_message(level, shown).await;
+        }
+        if applied {
+            self.clear_applied(&planned).await;
+            self.publish_syntax_warnings(&planned).await;
+            self.inner.contexts.clear_pending(&planned.context);
+        } else {
+            self.mark_pending(&planned);
+        }
+        self.schedule_refresh();
+        serde_json::to_value(&result)
+            .map_err(|e| LinkFailure::refused(format!("cannot serialize the outcome: {e}")))
+    }
+
+    /// Starts the agent link for the workspace root (when there is one);
+    /// when it cannot start, says why in the log and works on without it.
+    async fn start_link(&self) {
+        let Some(root) = self.session().root else {
+            return;
+        };
+        match link::start(self.clone(), &root) {
+            Ok(listener) => {
+                tracing::info!(root = %root.display(), "agent link listening");
+                let old = self
+                    .inner
+                    .link
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .replace(listener);
+                drop(old);
+            }
+            Err(reason) => {
+                tracing::warn!(%reason, "the agent link is off");
+                self.inner
+                    .client
+                    .log_message(
+                        MessageType::WARNING,
+                        format!("llm-edit: the agent link is off: {reason}"),
+                    )
+                    .await;
+            }
+        }
+    }
+
+    /// Stops the agent link (its socket file is removed while still ours).
+    pub fn stop_link(&self) {
+        let listener = self
+            .inner
+            .link
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(listener) = listener {
+            listener.stop();
         }
     }
 
@@ -727,6 +909,25 @@ impl Backend {
     }
 }
 
+/// What the user is shown of an agent's edit: "Agent edit (src/a.py):
+/// Applied 2 edits to 1 file." (at most three files named).
+fn agent_message(result: &AgentOutcome) -> String {
+    let mut names: Vec<&str> = result
+        .files
+        .iter()
+        .map(|f| f.path.as_str())
+        .take(3)
+        .collect();
+    if result.files.len() > 3 {
+        names.push("…");
+    }
+    if names.is_empty() {
+        format!("Agent edit: {}", result.summary)
+    } else {
+        format!("Agent edit ({}): {}", names.join(", "), result.summary)
+    }
+}
+
 /// Runs the engine on a payload, or on some of its edits.
 fn run_engine(
     payload: &str,
@@ -793,9 +994,11 @@ impl LanguageServer for Backend {
 
     async fn initialized(&self, _: InitializedParams) {
         tracing::debug!("initialized");
+        self.start_link().await;
     }
 
     async fn shutdown(&self) -> Result<()> {
+        self.stop_link();
         Ok(())
     }
 

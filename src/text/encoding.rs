@@ -107,7 +107,7 @@ fn utf8(bytes: &[u8], base: usize) -> Result<String, DecodeError> {
 }
 
 fn utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> Result<String, DecodeError> {
-    if bytes.len() % 2 != 0 {
+    if !bytes.len().is_multiple_of(2) {
         return Err(DecodeError::InvalidUtf16);
     }
     let units = bytes.chunks_exact(2).map(|c| unit([c[0], c[1]]));

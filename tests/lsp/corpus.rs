@@ -24,6 +24,10 @@ fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
         };
         for entry in entries.flatten() {
             let path = entry.path();
+            if dir == root && entry.file_name() == ".llm-edit" {
+                // The server's state folder (the agent link's socket).
+                continue;
+            }
             if path.is_dir() {
                 walk(&path, root, out);
             } else {

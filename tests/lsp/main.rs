@@ -7,6 +7,7 @@ mod context;
 mod corpus;
 mod hostile_fs;
 mod lens;
+mod link;
 #[path = "../common/shared.rs"]
 mod shared;
 mod support;

@@ -18,6 +18,9 @@ use tokio::sync::{oneshot, Notify};
 pub enum ApplyAnswer {
     /// Apply it to the files on disk and answer `applied: true`.
     Apply,
+    /// Answer `applied: true` and leave the files alone (an editor that
+    /// applies the edit to its buffers: see [`Editor`]).
+    Accept,
     /// Answer `applied: false`.
     Refuse,
     /// Never answer.
@@ -36,9 +39,17 @@ pub struct Builder {
     apply_answer: ApplyAnswer,
     show_document: bool,
     root_alias: Option<fn(&Path) -> String>,
+    prepare: Option<fn(&Path)>,
 }
 
 impl Builder {
+    /// Runs `prepare` on the workspace root before the server starts
+    /// (symlinks, special files).
+    pub fn prepare(mut self, prepare: fn(&Path)) -> Builder {
+        self.prepare = Some(prepare);
+        self
+    }
+
     /// A workspace file.
     pub fn file(mut self, path: &str, text: &str) -> Builder {
         self.files.push((path.into(), text.as_bytes().to_vec()));
@@ -137,6 +148,9 @@ impl Builder {
             std::fs::create_dir_all(full.parent().unwrap()).unwrap();
             std::fs::write(full, bytes).unwrap();
         }
+        if let Some(prepare) = self.prepare {
+            prepare(&root);
+        }
         let (client_io, server_io) = tokio::io::duplex(1 << 20);
         let (server_read, server_write) = tokio::io::split(server_io);
         tokio::spawn(serve_with(server_read, server_write, self.config.clone()));
@@ -219,6 +233,7 @@ pub fn server() -> Builder {
         apply_answer: ApplyAnswer::Apply,
         show_document: false,
         root_alias: None,
+        prepare: None,
     }
 }
 
@@ -278,6 +293,7 @@ async fn read_loop(
                                 apply_workspace_edit(&root, &message["params"]["edit"]);
                                 Some(json!({"applied": true}))
                             }
+                            ApplyAnswer::Accept => Some(json!({"applied": true})),
                             ApplyAnswer::Refuse => {
                                 Some(json!({"applied": false, "failureReason": "user said no"}))
                             }
@@ -677,6 +693,13 @@ impl Editor {
             }
         }
         Ok(())
+    }
+
+    /// The text of the open buffer of `path` (relative to the root).
+    pub fn buffer(&self, path: &str) -> Option<&str> {
+        self.buffers
+            .get(&self.root.join(path))
+            .map(|(_, text)| text.as_str())
     }
 
     /// Writes every buffer to its file ("save all").
