@@ -8,11 +8,44 @@
 
 use std::fmt::Write;
 
+use serde::{Deserialize, Serialize};
+
 use crate::engine::Outcome;
 use crate::error::EditError;
 
-/// The retry prompt for a run, or `None` when nothing failed.
+/// Who sent the edits, so that the prompt speaks of what they sent: a
+/// response the LLM wrote (its blocks shown by their lines), or an agent's
+/// tool call (each failed edit shown as the arguments it passed).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "by", rename_all = "snake_case")]
+pub enum Voice {
+    /// A response: blocks, diffs, tool calls as text.
+    #[default]
+    Response,
+    /// A tool call named `tool`. `edits[i]` is what to show of the
+    /// payload's edit `i + 1` (its `old_string`, labelled as the agent
+    /// sent it); empty when the call's payload is text the agent wrote
+    /// (`apply_patch`, `apply_response`): its lines are shown instead.
+    Tool {
+        tool: String,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        edits: Vec<String>,
+    },
+}
+
+/// The retry prompt for a run of a response, or `None` when nothing failed.
 pub fn retry_prompt(payload: &str, outcome: &Outcome, partial: bool) -> Option<String> {
+    retry_prompt_as(payload, outcome, partial, &Voice::Response)
+}
+
+/// The retry prompt for a run of what `voice` sent, or `None` when
+/// nothing failed.
+pub fn retry_prompt_as(
+    payload: &str,
+    outcome: &Outcome,
+    partial: bool,
+    voice: &Voice,
+) -> Option<String> {
     if outcome.errors.is_empty() {
         return None;
     }
@@ -20,33 +53,90 @@ pub fn retry_prompt(payload: &str, outcome: &Outcome, partial: bool) -> Option<S
     let mut out = String::from("@retry_context\n");
     let failed = outcome.errors.len();
     let total = outcome.batch.edits.len();
+    let last = match voice {
+        Voice::Response => "response".to_owned(),
+        Voice::Tool { tool, .. } => format!("`{tool}` call"),
+    };
     let _ = writeln!(
         out,
-        "{failed} problem(s) with the {total} edit(s) of your last response:\n"
+        "{failed} problem(s) with the {total} edit(s) of your last {last}:\n"
     );
     for error in &outcome.errors {
         write_error(&mut out, error);
     }
     let mut shown: Vec<(usize, usize)> = Vec::new();
+    let mut heading = true;
     for error in &outcome.errors {
-        let Some(span) = error.payload_lines else {
-            continue;
+        let own = match voice {
+            Voice::Tool { edits, .. } => error
+                .edit
+                .and_then(|i| edits.get(i.checked_sub(1)?))
+                .map(|text| (error.edit.unwrap_or(0), text)),
+            Voice::Response => None,
+        };
+        let span = match (own, error.payload_lines) {
+            (Some((index, _)), _) => (index, 0),
+            (None, Some(span)) => span,
+            (None, None) => continue,
         };
         if shown.contains(&span) {
             continue;
         }
-        if shown.is_empty() {
+        if std::mem::take(&mut heading) {
             out.push_str("\nThe failed edits, as you wrote them:\n");
         }
         shown.push(span);
-        write_block(&mut out, error, span, &lines);
+        match (own, voice) {
+            (Some((index, text)), Voice::Tool { tool, edits }) => {
+                write_argument(&mut out, tool, index, edits.len(), text)
+            }
+            (_, Voice::Tool { tool, .. }) => write_block(
+                &mut out,
+                error,
+                span,
+                &lines,
+                &format!("lines {}-{} of your `{tool}` call", span.0, span.1),
+            ),
+            (_, Voice::Response) => write_block(
+                &mut out,
+                error,
+                span,
+                &lines,
+                &format!("response lines {}-{}", span.0, span.1),
+            ),
+        }
     }
     out.push('\n');
-    out.push_str(if partial {
-        "The other edits were applied. Resend only the failed edits, fixed"
-    } else {
-        "Nothing was applied. Resend all your edits, with the failed ones fixed"
-    });
+    match voice {
+        Voice::Response => out.push_str(if partial {
+            "The other edits were applied. Resend only the failed edits, fixed"
+        } else {
+            "Nothing was applied. Resend all your edits, with the failed ones fixed"
+        }),
+        Voice::Tool { tool, edits } => {
+            let _ = write!(
+                out,
+                "{} Call `{tool}` again with {}",
+                if partial {
+                    "The other edits were applied."
+                } else {
+                    "Nothing was applied."
+                },
+                match (partial, total) {
+                    (true, _) => "only the failed edits, fixed",
+                    (false, 0 | 1) => "the edit fixed",
+                    (false, _) => "all its edits, the failed ones fixed",
+                }
+            );
+            if !edits.is_empty() {
+                out.push_str(
+                    ": copy each `old_string` exactly from the current file (read_file shows \
+                     it), with enough lines to match a single place.\n@end retry_context\n",
+                );
+                return Some(out);
+            }
+        }
+    }
     out.push_str(
         ": copy search/anchor lines exactly from the current file, and add lines \
          that make each one match a single place.\n@end retry_context\n",
@@ -86,16 +176,36 @@ fn write_error(out: &mut String, error: &EditError) {
     }
 }
 
-fn write_block(out: &mut String, error: &EditError, (first, last): (usize, usize), lines: &[&str]) {
+fn write_block(
+    out: &mut String,
+    error: &EditError,
+    (first, last): (usize, usize),
+    lines: &[&str],
+    place: &str,
+) {
     let label = match error.edit {
         Some(edit) => format!("edit {edit}"),
         None => "unparsed text".to_owned(),
     };
-    let _ = writeln!(out, "--- {label} (response lines {first}-{last}) ---");
+    let _ = writeln!(out, "--- {label} ({place}) ---");
     let start = first.saturating_sub(1).min(lines.len());
     let end = last.min(lines.len()).max(start);
     for line in &lines[start..end] {
         out.push_str(line);
+        out.push('\n');
+    }
+}
+
+/// A tool call's failed edit, as the arguments the agent passed.
+fn write_argument(out: &mut String, tool: &str, index: usize, edits: usize, text: &str) {
+    let whose = if edits > 1 {
+        format!("`edits[{}]` of your `{tool}` call", index - 1)
+    } else {
+        format!("your `{tool}` call")
+    };
+    let _ = writeln!(out, "--- edit {index} ({whose}) ---");
+    out.push_str(text);
+    if !text.ends_with('\n') {
         out.push('\n');
     }
 }
@@ -143,6 +253,54 @@ mod tests {
         @end retry_context
         ");
         assert_eq!(retry_prompt(payload, &Outcome::default(), false), None);
+    }
+
+    #[test]
+    fn a_tool_call_is_shown_as_the_arguments_it_passed() {
+        let payload = r#"{"name":"MultiEdit","arguments":{}}"#;
+        let error = EditError::new(ErrorKind::NotFound, "old_string not found")
+            .with_path("a.py")
+            .with_edit(2)
+            .with_payload_lines(1, 1);
+        let outcome = Outcome {
+            errors: vec![error],
+            ..Outcome::default()
+        };
+        let voice = Voice::Tool {
+            tool: "multi_edit".into(),
+            edits: vec![
+                "old_string:\nfirst\n".into(),
+                "old_string:\nsecond\n".into(),
+            ],
+        };
+        insta::assert_snapshot!(retry_prompt_as(payload, &outcome, false, &voice).unwrap(), @r"
+        @retry_context
+        1 problem(s) with the 0 edit(s) of your last `multi_edit` call:
+
+        - [not_found] edit 2 in a.py: old_string not found
+
+        The failed edits, as you wrote them:
+        --- edit 2 (`edits[1]` of your `multi_edit` call) ---
+        old_string:
+        second
+
+        Nothing was applied. Call `multi_edit` again with the edit fixed: copy each `old_string` exactly from the current file (read_file shows it), with enough lines to match a single place.
+        @end retry_context
+        ");
+        // A tool whose payload is text the agent wrote: its lines.
+        let voice = Voice::Tool {
+            tool: "apply_patch".into(),
+            edits: Vec::new(),
+        };
+        let prompt = retry_prompt_as(payload, &outcome, true, &voice).unwrap();
+        assert!(
+            prompt.contains("--- edit 2 (lines 1-1 of your `apply_patch` call) ---\n{"),
+            "{prompt}"
+        );
+        assert!(
+            prompt.contains("The other edits were applied. Call `apply_patch` again with only the failed edits, fixed"),
+            "{prompt}"
+        );
     }
 
     #[test]

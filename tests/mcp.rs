@@ -180,6 +180,13 @@ fn ambiguous_edit_is_refused_with_the_message_and_retry_prompt() {
     let prompt = reply.structured["retry_prompt"].as_str().unwrap();
     assert!(prompt.starts_with("@retry_context"), "{prompt}");
     assert!(reply.text.contains(prompt));
+    // It speaks of the call the agent made, and shows what it passed.
+    assert!(
+        prompt.contains("of your last `edit` call")
+            && prompt.contains("--- edit 1 (your `edit` call) ---\nold_string:\na = 1\n")
+            && prompt.contains("Call `edit` again"),
+        "{prompt}"
+    );
     assert!(
         reply.text.contains("Nothing was changed."),
         "{}",
@@ -205,6 +212,13 @@ fn multi_edit_is_all_or_nothing() {
     assert_eq!(read(dir.path(), "a.txt"), text);
     assert_eq!(states(&reply), ["held_back", "refused"]);
     assert_eq!(first_error_kind(&reply), "not_found");
+    let prompt = reply.structured["retry_prompt"].as_str().unwrap();
+    assert!(
+        prompt
+            .contains("--- edit 2 (`edits[1]` of your `multi_edit` call) ---\nold_string:\nfour\n")
+            && !prompt.contains("edits[0]"),
+        "{prompt}"
+    );
     let reply = call(
         &s,
         "multi_edit",

@@ -33,6 +33,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::context::STATE_DIR;
 use crate::disk::{Dir, RootDir};
+use crate::retry::Voice;
 
 /// The socket's name inside the state folder (`.llm-edit/`).
 pub const SOCKET: &str = "lsp.sock";
@@ -61,6 +62,11 @@ pub struct LinkRequest {
     /// not in it is edited as the buffer (or disk) reads now.
     #[serde(default)]
     pub snapshot: BTreeMap<String, String>,
+    /// Who sent the payload (the agent's tool and what to show of each
+    /// edit), so that the retry prompt speaks of its call; a response by
+    /// default.
+    #[serde(default)]
+    pub voice: Voice,
 }
 
 /// Why the link could not carry a request (the agent shell then says so,

@@ -16,6 +16,7 @@ use serde::Serialize;
 use crate::engine::{Options, Outcome, SyntaxWarning};
 use crate::error::EditError;
 use crate::report::{self, Report};
+use crate::retry::Voice;
 
 /// Which way a call's edits went.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -108,19 +109,35 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
+/// What became of a run's changes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Delivery {
+    /// Which way they went.
+    pub route: Route,
+    /// Planned only.
+    pub dry_run: bool,
+    /// Written, or applied by the editor.
+    pub applied: bool,
+    /// Why resolved changes were not applied.
+    pub failure_reason: Option<String>,
+}
+
 impl AgentOutcome {
-    /// The result of a run of `payload` that ended in `outcome`: `applied`
-    /// when its changes were written or applied by the editor, with
-    /// `failure_reason` when resolved changes were not.
+    /// The result of a run of `payload`, sent by `voice`, that ended in
+    /// `outcome` and whose changes went as `delivery` says.
     pub fn new(
-        route: Route,
         payload: &str,
+        voice: &Voice,
         outcome: &Outcome,
         options: &Options,
-        dry_run: bool,
-        applied: bool,
-        failure_reason: Option<String>,
+        delivery: Delivery,
     ) -> AgentOutcome {
+        let Delivery {
+            route,
+            dry_run,
+            applied,
+            failure_reason,
+        } = delivery;
         let report = Report::new(outcome, options, payload.len());
         let refused = |index: usize| outcome.errors.iter().any(|e| e.edit == Some(index));
         let changed = |index: usize| {
@@ -175,7 +192,7 @@ impl AgentOutcome {
             errors: report.errors.into_iter().map(|e| e.into_owned()).collect(),
             errors_omitted: report.errors_omitted,
             warnings: outcome.warnings.clone(),
-            retry_prompt: crate::retry::retry_prompt(payload, outcome, options.partial),
+            retry_prompt: crate::retry::retry_prompt_as(payload, outcome, options.partial, voice),
             failure_reason,
         }
     }

@@ -28,7 +28,7 @@ use tower_lsp_server::ls_types::{
 use tower_lsp_server::{Client, LanguageServer};
 
 use crate::agent::link::{LinkFailure, LinkRequest};
-use crate::agent::{AgentOutcome, Route};
+use crate::agent::{AgentOutcome, Delivery, Route};
 use crate::context::{Snapshot, SnapshotEntry};
 use crate::engine::{self, Outcome};
 use crate::error::{EditError, ErrorKind};
@@ -526,6 +526,7 @@ impl Backend {
         if let Some(policy) = &request.on_conflict {
             options["onConflict"] = json!(policy);
         }
+        let voice = request.voice;
         let args = RunArgs {
             payload: Some(request.payload),
             format: request.format,
@@ -566,13 +567,16 @@ impl Backend {
             }
         };
         let result = AgentOutcome::new(
-            Route::Editor,
             &planned.payload,
+            &voice,
             outcome,
             options,
-            dry_run,
-            applied,
-            reason,
+            Delivery {
+                route: Route::Editor,
+                dry_run,
+                applied,
+                failure_reason: reason,
+            },
         );
         let shown = agent_message(&result);
         if dry_run {

@@ -23,11 +23,12 @@ use serde_json::{json, Map, Value};
 
 use super::roots::Roots;
 use crate::agent::link::{self, LinkError, LinkRequest};
-use crate::agent::{AgentOutcome, Route};
+use crate::agent::{AgentOutcome, Delivery, Route};
 use crate::context::{Snapshot, SnapshotEntry, WithSnapshot};
 use crate::engine::{self, MatchMode, OnConflict, Options, SyntaxCheck};
 use crate::model::{EditOp, Format};
 use crate::parse;
+use crate::retry::Voice;
 use crate::workspace::{DiskFiles, LoadError, PathError, WorkspacePath};
 
 /// Lines `read_file` shows when no `limit` is given (and at most).
@@ -197,11 +198,12 @@ impl Session {
         let reply = match name {
             "read_file" => with_args(name, arguments, |a| self.read_file(a)),
             "edit" => with_args(name, arguments, |a: EditArgs| {
+                let shown = vec![old_string_shown(&a.old_string)];
                 let payload = json!({"name": "Edit", "arguments": {
                     "file_path": a.path, "old_string": a.old_string,
                     "new_string": a.new_string, "replace_all": a.replace_all,
                 }});
-                self.apply(Call::json(payload, &a.path, false))
+                self.apply(Call::json(payload, &a.path, false).by(name, shown))
             }),
             "multi_edit" => with_args(name, arguments, |a: MultiEditArgs| {
                 let edits: Vec<Value> = a
@@ -212,20 +214,23 @@ impl Session {
                                "replace_all": e.replace_all})
                     })
                     .collect();
+                let shown = a
+                    .edits
+                    .iter()
+                    .map(|e| old_string_shown(&e.old_string))
+                    .collect();
                 let payload = json!({"name": "MultiEdit", "arguments": {"file_path": a.path, "edits": edits}});
-                self.apply(Call::json(payload, &a.path, a.dry_run))
+                self.apply(Call::json(payload, &a.path, a.dry_run).by(name, shown))
             }),
             "write_file" => with_args(name, arguments, |a: WriteArgs| {
                 let payload = json!({"name": "write_file", "arguments": {"path": a.path, "content": a.content}});
-                self.apply(Call::json(payload, &a.path, false))
+                self.apply(Call::json(payload, &a.path, false).by(name, Vec::new()))
             }),
             "apply_patch" => with_args(name, arguments, |a: PatchArgs| {
-                self.apply(Call::payload(
-                    a.patch,
-                    Some(Format::ApplyPatch),
-                    a.dry_run,
-                    false,
-                ))
+                self.apply(
+                    Call::payload(a.patch, Some(Format::ApplyPatch), a.dry_run, false)
+                        .by(name, Vec::new()),
+                )
             }),
             "apply_response" => with_args(name, arguments, |a: ResponseArgs| {
                 let format = match a.format.as_deref() {
@@ -241,7 +246,7 @@ impl Session {
                         }
                     },
                 };
-                self.apply(Call::payload(a.text, format, a.dry_run, a.partial))
+                self.apply(Call::payload(a.text, format, a.dry_run, a.partial).by(name, Vec::new()))
             }),
             "list_roots" => with_args(name, arguments, |_: NoArgs| self.list_roots()),
             other => return Err(UnknownTool(other.to_string())),
@@ -469,6 +474,7 @@ impl Session {
                             .map(|e| (p.as_str().to_string(), e.text.to_string()))
                     })
                     .collect::<BTreeMap<_, _>>(),
+                voice: call.voice.clone(),
             };
             match editor.run(&request) {
                 Ok(value) => {
@@ -517,13 +523,16 @@ impl Session {
             }
         }
         let result = AgentOutcome::new(
-            Route::Disk,
             &call.payload,
+            &call.voice,
             &outcome,
             options,
-            dry_run,
-            applied,
-            failure,
+            Delivery {
+                route: Route::Disk,
+                dry_run,
+                applied,
+                failure_reason: failure,
+            },
         );
         if applied {
             // What the agent wrote is what it knows of these files now. The
@@ -573,6 +582,8 @@ struct Call {
     partial: bool,
     /// The one file a one-file tool names.
     path: Option<String>,
+    /// The tool, and what of each edit its retry prompt shows.
+    voice: Voice,
 }
 
 impl Call {
@@ -584,6 +595,7 @@ impl Call {
             dry_run,
             partial: false,
             path: Some(path.to_string()),
+            voice: Voice::Response,
         }
     }
 
@@ -595,8 +607,30 @@ impl Call {
             dry_run,
             partial,
             path: None,
+            voice: Voice::Response,
         }
     }
+
+    /// Sent by the tool `tool`; `edits[i]` is what a retry prompt shows of
+    /// edit `i + 1` (empty: the payload's own lines).
+    fn by(self, tool: &str, edits: Vec<String>) -> Call {
+        Call {
+            voice: Voice::Tool {
+                tool: tool.to_string(),
+                edits,
+            },
+            ..self
+        }
+    }
+}
+
+/// What a retry prompt shows of an edit: its `old_string`, labelled.
+fn old_string_shown(old_string: &str) -> String {
+    let mut shown = format!("old_string:\n{old_string}");
+    if !shown.ends_with('\n') {
+        shown.push('\n');
+    }
+    shown
 }
 
 /// The paths a payload names (targets and rename destinations), in order.

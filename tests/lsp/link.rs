@@ -7,6 +7,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use llm_edit_lsp::agent::link::{connect, EditorLink, LinkError, LinkRequest, SOCKET};
+use llm_edit_lsp::retry::Voice;
 use serde_json::{json, Value};
 
 use crate::support::{server, ApplyAnswer, Client, Editor};
@@ -142,10 +143,21 @@ async fn a_conflicting_snapshot_is_refused_with_the_conflict() {
     client.open("n.txt", "one\ntwo\nthree\nFOUR!\nfive\n").await;
     let mut req = request(search_replace("n.txt", "four", "4"));
     req.snapshot.insert("n.txt".into(), LINES.into());
+    req.voice = Voice::Tool {
+        tool: "apply_response".into(),
+        edits: Vec::new(),
+    };
     let outcome = run(&client, req.clone()).await.unwrap();
     assert_eq!(outcome["applied"], false, "{outcome}");
     assert_eq!(states(&outcome), ["refused"]);
     assert_eq!(outcome["errors"][0]["kind"], "conflict", "{outcome}");
+    // The retry prompt speaks of the agent's call, on this route too.
+    let prompt = outcome["retry_prompt"].as_str().unwrap_or_default();
+    assert!(
+        prompt.contains("of your last `apply_response` call")
+            && prompt.contains("Call `apply_response` again"),
+        "{outcome}"
+    );
     assert!(outcome.get("failure_reason").is_none(), "{outcome}");
     assert!(client.applied_edits().is_empty());
 
