@@ -456,8 +456,29 @@ struct GoScan {
 impl GoScan {
     /// Reads one line; the last two characters of its code (the last one
     /// twice for a single character), `None` for a line with no code.
+    /// An ASCII line (nearly every line of Go) is read as its bytes, each
+    /// byte its character; any other as its characters.
     fn line(&mut self, line: &str) -> Option<(char, char)> {
-        let chars: Vec<char> = line.chars().collect();
+        if line.is_ascii() {
+            // Byte offsets are character offsets: the head is a slice.
+            self.units(line.as_bytes(), |i| go_brace(&line[..i]))
+        } else {
+            let chars: Vec<char> = line.chars().collect();
+            self.units(&chars, |i| {
+                let head: String = chars[..i].iter().collect();
+                go_brace(&head)
+            })
+        }
+    }
+
+    /// [`GoScan::line`] over the line's characters (`u8` for ASCII);
+    /// `brace(i)` is what the `{` at character `i` opens.
+    fn units<T: Copy + Into<char>>(
+        &mut self,
+        chars: &[T],
+        brace: impl Fn(usize) -> Open,
+    ) -> Option<(char, char)> {
+        let at = |i: usize| -> Option<char> { chars.get(i).map(|&u| u.into()) };
         let mut i = 0;
         let (mut second, mut last) = (None, None);
         let seen = |c: char, second: &mut Option<char>, last: &mut Option<char>| {
@@ -465,9 +486,9 @@ impl GoScan {
             *last = Some(c);
         };
         while i < chars.len() {
-            let c = chars[i];
+            let c: char = chars[i].into();
             if self.comment {
-                if c == '*' && chars.get(i + 1) == Some(&'/') {
+                if c == '*' && at(i + 1) == Some('/') {
                     self.comment = false;
                     i += 1;
                 }
@@ -483,8 +504,8 @@ impl GoScan {
                 continue;
             }
             match c {
-                '/' if chars.get(i + 1) == Some(&'/') => break,
-                '/' if chars.get(i + 1) == Some(&'*') => {
+                '/' if at(i + 1) == Some('/') => break,
+                '/' if at(i + 1) == Some('*') => {
                     self.comment = true;
                     i += 2;
                     continue;
@@ -492,18 +513,15 @@ impl GoScan {
                 '`' => self.raw = true,
                 '"' | '\'' => {
                     i += 1;
-                    while i < chars.len() && chars[i] != c {
-                        if chars[i] == '\\' {
+                    while i < chars.len() && at(i) != Some(c) {
+                        if at(i) == Some('\\') {
                             i += 1;
                         }
                         i += 1;
                     }
                 }
                 '(' | '[' => self.stack.push(Open::Group),
-                '{' => {
-                    let head: String = chars[..i].iter().collect();
-                    self.stack.push(go_brace(&head));
-                }
+                '{' => self.stack.push(brace(i)),
                 ')' | ']' | '}' => {
                     self.under |= self.stack.pop().is_none();
                     self.low = self.low.min(self.stack.len());
@@ -644,5 +662,30 @@ mod tests {
         // In a raw string.
         let raw = "func f() {\n\ts := `\n\ta\n\t`\n}\n";
         assert!(!insert(go, raw, "\ta\n", "\tlog(x)\n"));
+    }
+    /// An ASCII line read as bytes is read as its characters would be:
+    /// the same ends, the same state after every line.
+    #[test]
+    fn go_scan_of_bytes_is_the_scan_of_chars() {
+        let text = "package p\n\nfunc f(a int) error {\n\tif a > 0 {\n\t\tx := map[string]int{\"a\": 1}\n\t}\n\tswitch a {\n\tcase 1:\n\t\ts := `raw\n{ ( [\n`\n\t}\n\tg := func() { h('}') }\n\t/* a { comment\n\t} */ y := \"\\\"{\" // {\n\tselect {\n\t}\n\tfor i := range xs { _ = i }\n\treturn nil\n}\n)]}}\n\t\ta++\n\t\tb--\n";
+        let mut bytes = GoScan::default();
+        let mut chars = GoScan::default();
+        for line in text.split_inclusive('\n') {
+            assert!(line.is_ascii());
+            let by_bytes = bytes.line(line);
+            let all: Vec<char> = line.chars().collect();
+            let by_chars = chars.units(&all, |i| {
+                let head: String = all[..i].iter().collect();
+                go_brace(&head)
+            });
+            assert_eq!(by_bytes, by_chars, "{line:?}");
+            assert_eq!(bytes.stack, chars.stack, "{line:?}");
+            assert_eq!(
+                (bytes.low, bytes.under, bytes.raw, bytes.comment),
+                (chars.low, chars.under, chars.raw, chars.comment),
+                "{line:?}"
+            );
+        }
+        assert!(bytes.under);
     }
 }
