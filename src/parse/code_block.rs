@@ -40,10 +40,13 @@ pub fn opens(scan: &Scan, i: usize) -> bool {
     let other_format = (i + 1..scan.lines.len())
         .take_while(|&j| !markdown::closes(scan.lines[j], &fence))
         .any(|j| {
-            BLOCK_PARSERS
-                .iter()
-                .filter(|p| p.format != Format::CodeBlock)
-                .any(|p| (p.opens)(scan, j))
+            // The most common first (a SEARCH marker): which format opens
+            // does not matter here, only whether one does.
+            super::search_replace::opens(scan, j)
+                || BLOCK_PARSERS
+                    .iter()
+                    .filter(|p| p.format != Format::CodeBlock)
+                    .any(|p| (p.opens)(scan, j))
         });
     !other_format && !names(scan, i, &fence).is_empty()
 }

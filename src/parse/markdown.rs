@@ -55,6 +55,31 @@ pub fn closes(line: &str, open: &Fence) -> bool {
         .is_some_and(|(ch, len, info)| ch == open.ch && len >= open.len && info.is_empty())
 }
 
+/// Per line, whether a code fence opens there (not closing one, not
+/// inside one): the fences of [`open_fence_at`], read without building a
+/// [`Fence`] (only its character and length decide what closes it).
+pub fn opening_fences(lines: &[&str]) -> Vec<bool> {
+    let mut open: Option<(char, usize)> = None;
+    lines
+        .iter()
+        .map(|line| {
+            let parts = fence_parts(line);
+            match open {
+                Some((ch, len)) => {
+                    if parts.is_some_and(|(c, l, info)| c == ch && l >= len && info.is_empty()) {
+                        open = None;
+                    }
+                    false
+                }
+                None => {
+                    open = parts.map(|(c, l, _)| (c, l));
+                    open.is_some()
+                }
+            }
+        })
+        .collect()
+}
+
 /// Does `line` hold `**`? (`str::contains` builds a substring searcher
 /// per call; most lines hold no `*` at all.)
 pub fn has_bold_marker(line: &str) -> bool {
@@ -79,6 +104,11 @@ pub fn open_fence_at(lines: &[&str], i: usize) -> Option<Fence> {
 /// Strips markdown decoration from a candidate path line: backticks, `**`,
 /// `#` headings, a list bullet, a `File:`/`Path:` prefix, a trailing `:`.
 pub fn strip_path_decoration(line: &str) -> String {
+    stripped(line).to_string()
+}
+
+/// [`strip_path_decoration`], borrowed from `line`.
+fn stripped(line: &str) -> &str {
     let mut s = line.trim();
     while has_decoration(s) {
         let before = s;
@@ -87,7 +117,7 @@ pub fn strip_path_decoration(line: &str) -> String {
             break;
         }
     }
-    s.to_string()
+    s
 }
 
 /// One round of [`strip_path_decoration`] on a trimmed `s`.
@@ -189,11 +219,11 @@ pub fn path_before(scan: &Scan, marker: usize) -> Option<String> {
         return None;
     }
     let prev = scan.lines[i - 1];
-    if let Some(f) = fence(prev) {
+    if let Some((_, _, info)) = fence_parts(prev) {
         // ```path/to/file.py  or  ```python with the path on the line before.
-        let info = strip_path_decoration(&f.info);
-        if is_fence_info_path(&info) {
-            return Some(info);
+        let info = stripped(info);
+        if is_fence_info_path(info) {
+            return Some(info.to_string());
         }
         let mut j = i - 1;
         while j > 0 && scan.lines[j - 1].trim().is_empty() {
@@ -203,18 +233,20 @@ pub fn path_before(scan: &Scan, marker: usize) -> Option<String> {
             return None;
         }
         let line = scan.lines[j - 1];
-        return path_line(line).filter(|_| fence(line).is_none());
+        return path_line(line)
+            .filter(|_| fence_parts(line).is_none())
+            .map(str::to_string);
     }
-    path_line(prev)
+    path_line(prev).map(str::to_string)
 }
 
 /// The path a line names, if it is a path line. A bare word ending in `:`
 /// (`Then:`, `Example:`) is prose, not a file.
-fn path_line(line: &str) -> Option<String> {
-    let candidate = strip_path_decoration(line);
+fn path_line(line: &str) -> Option<&str> {
+    let candidate = stripped(line);
     let is_label =
         line.trim_end().ends_with(':') && !line.contains('`') && !candidate.contains(['.', '/']);
-    (looks_like_path(&candidate) && !is_label).then_some(candidate)
+    (looks_like_path(candidate) && !is_label).then_some(candidate)
 }
 
 /// A fence info string is a path (not a language name) when it has a `/` or
@@ -337,5 +369,116 @@ mod tests {
         assert_eq!(path_before(&scan, 1).as_deref(), Some("Makefile"));
         let scan = Scan::new("tmp9k2xq4fa\n<<<<<<< SEARCH\n");
         assert_eq!(path_before(&scan, 1).as_deref(), Some("tmp9k2xq4fa"));
+    }
+
+    /// [`opening_fences`] is the plain definition: a fence opens at a line
+    /// that is a fence while none is open before it ([`open_fence_at`]),
+    /// on random lines of fences, near-fences and text (CRLF, indents,
+    /// info strings, non-ASCII).
+    #[test]
+    fn opening_fences_are_the_plain_reading() {
+        let pieces = [
+            "```",
+            "````",
+            "~~~",
+            "~~~~",
+            "```python",
+            "``` py",
+            "```a`b",
+            "   ```",
+            "    ```",
+            "``",
+            "~~~ x",
+            "text",
+            "",
+            " ",
+            "\r",
+            "é ```",
+            "```é",
+            "<<<<<<< SEARCH",
+            "```\r",
+        ];
+        let mut rng = crate::test_rng::Rng::new(11);
+        for _ in 0..300 {
+            let n = rng.below(14);
+            let lines: Vec<String> = (0..n)
+                .map(|_| pieces[rng.below(pieces.len())].to_string())
+                .collect();
+            let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+            let want: Vec<bool> = (0..lines.len())
+                .map(|i| open_fence_at(&lines, i).is_none() && fence(lines[i]).is_some())
+                .collect();
+            assert_eq!(opening_fences(&lines), want, "{lines:?}");
+        }
+    }
+
+    /// [`path_before`] reads what the plain reading (building each
+    /// [`Fence`] and every stripped line) reads.
+    #[test]
+    fn path_before_is_the_plain_reading() {
+        fn plain_line(line: &str) -> Option<String> {
+            let candidate = strip_path_decoration(line);
+            let is_label = line.trim_end().ends_with(':')
+                && !line.contains('`')
+                && !candidate.contains(['.', '/']);
+            (looks_like_path(&candidate) && !is_label).then_some(candidate)
+        }
+        fn plain(scan: &Scan, marker: usize) -> Option<String> {
+            let mut i = marker;
+            while i > 0 && scan.lines[i - 1].trim().is_empty() {
+                i -= 1;
+            }
+            if i == 0 {
+                return None;
+            }
+            let prev = scan.lines[i - 1];
+            if let Some(f) = fence(prev) {
+                let info = strip_path_decoration(&f.info);
+                if is_fence_info_path(&info) {
+                    return Some(info);
+                }
+                let mut j = i - 1;
+                while j > 0 && scan.lines[j - 1].trim().is_empty() {
+                    j -= 1;
+                }
+                if j == 0 {
+                    return None;
+                }
+                let line = scan.lines[j - 1];
+                return plain_line(line).filter(|_| fence(line).is_none());
+            }
+            plain_line(prev)
+        }
+        let pieces = [
+            "src/a.py",
+            "`src/a.py`",
+            "**src/a.py**",
+            "File: a.rs",
+            "Then:",
+            "```python",
+            "```src/b.py",
+            "~~~",
+            "```",
+            "",
+            "  ",
+            "Makefile",
+            "# `x/y.go`:",
+            "a b c d e.py",
+            "é/ü.rs",
+            "```a`b",
+            "- c.txt\r",
+            "Edit 3: update `a.py` near line 4.",
+        ];
+        let mut rng = crate::test_rng::Rng::new(23);
+        for _ in 0..400 {
+            let n = rng.below(6);
+            let mut lines: Vec<String> = (0..n)
+                .map(|_| pieces[rng.below(pieces.len())].to_string())
+                .collect();
+            lines.push("<<<<<<< SEARCH".to_string());
+            let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+            let scan = Scan::with_lines(lines.clone());
+            assert_eq!(path_before(&scan, n), plain(&scan, n), "{lines:?}");
+        }
     }
 }

@@ -104,23 +104,9 @@ impl<'a> Scan<'a> {
     /// Whether a code fence opens at 0-based line `i` (it is not inside a
     /// fence opened before it).
     pub fn opens_fence(&self, i: usize) -> bool {
-        let roles = self.opening_fences.get_or_init(|| {
-            let mut open: Option<markdown::Fence> = None;
-            self.lines
-                .iter()
-                .map(|line| match open.take() {
-                    Some(fence) if markdown::closes(line, &fence) => false,
-                    Some(fence) => {
-                        open = Some(fence);
-                        false
-                    }
-                    None => {
-                        open = markdown::fence(line);
-                        open.is_some()
-                    }
-                })
-                .collect()
-        });
+        let roles = self
+            .opening_fences
+            .get_or_init(|| markdown::opening_fences(&self.lines));
         roles.get(i).copied().unwrap_or(false)
     }
 
@@ -235,7 +221,7 @@ pub fn parse(payload: &str, format: Option<Format>) -> Parsed {
     } else {
         // The lines are split once, for both passes, which are
         // independent: a long response reads them on two cores.
-        let lines = crate::text::lines::split(payload);
+        let lines = split_lines(payload);
         let blocks = || parse_blocks(payload, Scan::over(&lines), format);
         let commands = || suggestions::find_in(&lines);
         let ((edits, errors, preview), suggestions) = if lines.len() >= SIDE_BY_SIDE_LINES {
@@ -248,6 +234,32 @@ pub fn parse(payload: &str, format: Option<Format>) -> Parsed {
     let mut parsed = finish(edits, errors, suggestions);
     parsed.batch.preview = preview;
     parsed
+}
+
+/// From this many payload bytes, its lines are split in two halves side
+/// by side.
+const SIDE_BY_SIDE_BYTES: usize = 256 << 10;
+
+/// The payload's lines ([`crate::text::lines::split`]); a long payload's
+/// two halves are split on two cores, cut after a `\n` (the lines of the
+/// whole are the first half's, then the second's).
+fn split_lines(payload: &str) -> Vec<&str> {
+    let half = payload.len() / 2;
+    let cut = (payload.len() >= SIDE_BY_SIDE_BYTES)
+        .then(|| memchr::memchr(b'\n', &payload.as_bytes()[half..]))
+        .flatten()
+        .map(|i| half + i + 1);
+    match cut {
+        Some(mid) if crate::cores::count() > 1 => {
+            let (mut first, second) = crate::cores::join(
+                || crate::text::lines::split(&payload[..mid]),
+                || crate::text::lines::split(&payload[mid..]),
+            );
+            first.extend(second);
+            first
+        }
+        _ => crate::text::lines::split(payload),
+    }
 }
 
 /// Scans a markdown response for blocks of every (or one) block format.
@@ -350,5 +362,46 @@ fn finish(
         },
         errors,
         formats,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A long payload's lines split in two halves are its lines split
+    /// whole (CRLF and LF, blank lines, a `\r` with no `\n` after it,
+    /// non-ASCII, a last line with and without its `\n`).
+    #[test]
+    fn lines_split_in_halves_are_the_whole_split() {
+        let pool = [
+            "",
+            "a",
+            "\r",
+            "x\r",
+            "<<<<<<< SEARCH",
+            "\u{e9}\u{2014}",
+            "  y  ",
+            "```",
+        ];
+        let mut rng = crate::test_rng::Rng::new(9);
+        for trial in 0..6 {
+            let mut text = String::new();
+            while text.len() < SIDE_BY_SIDE_BYTES + 3000 * trial {
+                text.push_str(pool[rng.below(pool.len())]);
+                text.push_str(if rng.below(3) == 0 { "\r\n" } else { "\n" });
+            }
+            if trial % 2 == 1 {
+                text.push_str("last\r");
+            }
+            assert_eq!(split_lines(&text), crate::text::lines::split(&text));
+            // A cut right at the middle: the byte before it a `\n`.
+            let mut mid = text.len() / 2;
+            while !text.is_char_boundary(mid) || !text.as_bytes()[mid - 1].is_ascii() {
+                mid -= 1;
+            }
+            let joined = format!("{}\n{}", &text[..mid - 1], &text[mid..]);
+            assert_eq!(split_lines(&joined), crate::text::lines::split(&joined));
+        }
     }
 }

@@ -28,6 +28,11 @@ pub fn opens(scan: &Scan, i: usize) -> bool {
         return false;
     };
     let trimmed = line.trim_start();
+    // Each of the three starts with `<` (a SEARCH marker at the line's
+    // first byte): most lines are rejected here.
+    if !trimmed.starts_with('<') {
+        return false;
+    }
     trimmed.starts_with("<apply_diff>")
         || trimmed.starts_with("<args>")
         || (markers::is_search_marker(line) && markers::has_roo_features(&scan.lines, i))
@@ -326,6 +331,40 @@ fn xml_unescape(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::{markers, opens, Scan};
+
+    /// The quick reject of [`opens`] (no `<` first) keeps its answer.
+    #[test]
+    fn opens_rejects_only_what_the_full_check_rejects() {
+        let lines = [
+            "<<<<<<< SEARCH",
+            "  <<<<<<< SEARCH",
+            "<apply_diff>",
+            "  <args>",
+            "\t<args>",
+            "x",
+            "",
+            ":start_line:3",
+            "-------",
+            "=======",
+            "1 | a",
+            ">>>>>>> REPLACE",
+            "\u{a0}<args>",
+        ];
+        let mut rng = crate::test_rng::Rng::new(3);
+        for _ in 0..300 {
+            let n = 1 + rng.below(6);
+            let text: Vec<&str> = (0..n).map(|_| lines[rng.below(lines.len())]).collect();
+            let scan = Scan::with_lines(text.clone());
+            for (i, &line) in text.iter().enumerate() {
+                let trimmed = line.trim_start();
+                let want = trimmed.starts_with("<apply_diff>")
+                    || trimmed.starts_with("<args>")
+                    || (markers::is_search_marker(line) && markers::has_roo_features(&text, i));
+                assert_eq!(opens(&scan, i), want, "{text:?} {i}");
+            }
+        }
+    }
     use crate::model::{EditOp, Replace};
     use crate::parse::{parse, Parsed};
 

@@ -161,27 +161,8 @@ fn first_line(n: &Needle) -> &[u8] {
 /// edited, they are where an occurrence the edits made may start.
 fn line_starts(original: &str, needles: &[&Needle]) -> Vec<(usize, OrigHits)> {
     let bytes = original.as_bytes();
-    // Line lengths some needle starts with: most lines are skipped on
-    // their length alone, without hashing.
-    let longest = needles
-        .iter()
-        .map(|n| first_line(n).len())
-        .max()
-        .unwrap_or(0);
-    let mut lengths = vec![false; longest + 1];
-    let mut table: HashMap<u64, Vec<usize>, BuildHasherDefault<PrecomputedHasher>> =
-        HashMap::default();
-    for (k, n) in needles.iter().enumerate() {
-        let first = first_line(n);
-        lengths[first.len()] = true;
-        table
-            .entry(xxhash_rust::xxh3::xxh3_64(first))
-            .or_default()
-            .push(k);
-    }
-    let scan = |lo: usize, hi: usize, last: bool| {
-        scan_lines(bytes, lo..hi, last, needles, &lengths, &table)
-    };
+    let firsts = FirstLines::new(needles);
+    let scan = |lo: usize, hi: usize, last: bool| scan_lines(bytes, lo..hi, last, needles, &firsts);
     // A large text is scanned in two halves side by side (a file's edits
     // are resolved on one core: one large file would leave the other idle).
     let half = bytes.len() / 2;
@@ -204,6 +185,98 @@ fn line_starts(original: &str, needles: &[&Needle]) -> Vec<(usize, OrigHits)> {
         .collect()
 }
 
+/// The needles' first lines as [`scan_lines`] looks them up: the lengths
+/// some first line has and the fingerprints of the first lines (most lines
+/// are skipped on these alone, without hashing), then a table of their
+/// hashes.
+struct FirstLines {
+    lengths: Vec<bool>,
+    /// One bit per [`fingerprint`] value, set for the first lines'.
+    fingerprints: Vec<u64>,
+    /// The fingerprints' bits: about 64 values per needle (few false
+    /// positives), from 6 (one word) to [`FINGERPRINT_BITS`].
+    bits: u32,
+    table: HashMap<u64, Vec<usize>, BuildHasherDefault<PrecomputedHasher>>,
+}
+
+/// At most this many bits of a [`fingerprint`] (a table of 8 KiB).
+const FINGERPRINT_BITS: u32 = 16;
+
+impl FirstLines {
+    fn new(needles: &[&Needle]) -> FirstLines {
+        let longest = needles
+            .iter()
+            .map(|n| first_line(n).len())
+            .max()
+            .unwrap_or(0);
+        let bits = (needles.len().max(1) * 64)
+            .next_power_of_two()
+            .trailing_zeros()
+            .clamp(6, FINGERPRINT_BITS);
+        let mut firsts = FirstLines {
+            lengths: vec![false; longest + 1],
+            fingerprints: vec![0; 1 << (bits - 6)],
+            bits,
+            table: HashMap::default(),
+        };
+        for (k, n) in needles.iter().enumerate() {
+            let first = first_line(n);
+            firsts.lengths[first.len()] = true;
+            let f = fingerprint(first, bits);
+            firsts.fingerprints[f >> 6] |= 1 << (f & 63);
+            firsts
+                .table
+                .entry(xxhash_rust::xxh3::xxh3_64(first))
+                .or_default()
+                .push(k);
+        }
+        firsts
+    }
+
+    /// The needles whose first line may be `line` (a line's [`key`]):
+    /// every one whose first line it is, and perhaps others (the hash
+    /// may collide: each is checked in full).
+    fn candidates(&self, line: &[u8]) -> Option<&[usize]> {
+        if !self.lengths.get(line.len()).copied().unwrap_or(false) {
+            return None;
+        }
+        let f = fingerprint(line, self.bits);
+        if self.fingerprints[f >> 6] & (1 << (f & 63)) == 0 {
+            return None;
+        }
+        self.table
+            .get(&xxhash_rust::xxh3::xxh3_64(line))
+            .map(Vec::as_slice)
+    }
+}
+
+/// A line's fingerprint, in `0..1 << bits`: its length and its first and
+/// last 8 bytes (all of a shorter line's), mixed. Equal lines have equal
+/// fingerprints: a line whose fingerprint no first line has is none of
+/// them.
+fn fingerprint(line: &[u8], bits: u32) -> usize {
+    let n = line.len();
+    // Two fixed 8-byte reads (no copy of a length known only at run
+    // time); a shorter line is read byte by byte.
+    let word = |at: usize| {
+        line.get(at..at + 8)
+            .and_then(|w| <[u8; 8]>::try_from(w).ok())
+            .map_or(0, u64::from_le_bytes)
+    };
+    let (head, tail) = if n >= 8 {
+        (word(0), word(n - 8))
+    } else {
+        let w = line
+            .iter()
+            .rev()
+            .fold(0u64, |w, &b| (w << 8) | u64::from(b));
+        (w, w)
+    };
+    let mixed = (head.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ tail.rotate_left(29) ^ n as u64)
+        .wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+    (mixed >> (64 - bits)) as usize
+}
+
 /// From this many bytes, [`line_starts`] scans the text's two halves side
 /// by side.
 const SPLIT_BYTES: usize = 2 << 20;
@@ -219,8 +292,7 @@ fn scan_lines(
     range: std::ops::Range<usize>,
     last: bool,
     needles: &[&Needle],
-    lengths: &[bool],
-    table: &HashMap<u64, Vec<usize>, BuildHasherDefault<PrecomputedHasher>>,
+    firsts: &FirstLines,
 ) -> Scanned {
     let mut hits: Vec<Vec<usize>> = vec![Vec::new(); needles.len()];
     let mut first_lines: Vec<Option<Vec<usize>>> = needles
@@ -232,24 +304,22 @@ fn scan_lines(
     let tail = last.then_some(range.end);
     for end in ends.chain(tail) {
         let line = key(&bytes[start..end]);
-        if lengths.get(line.len()).copied().unwrap_or(false) {
-            if let Some(ks) = table.get(&xxhash_rust::xxh3::xxh3_64(line)) {
-                for &k in ks {
-                    let needle = needles[k].text.as_bytes();
-                    // The first line's places (not for one line: its
-                    // hits are its places), checked in full: the hash
-                    // may collide.
-                    if let Some(places) = &mut first_lines[k] {
-                        if line == first_line(needles[k]) {
-                            places.push(start);
-                            if places.len() > FIRST_LINE_CAP {
-                                first_lines[k] = None;
-                            }
+        if let Some(ks) = firsts.candidates(line) {
+            for &k in ks {
+                let needle = needles[k].text.as_bytes();
+                // The first line's places (not for one line: its
+                // hits are its places), checked in full: the hash
+                // may collide.
+                if let Some(places) = &mut first_lines[k] {
+                    if line == first_line(needles[k]) {
+                        places.push(start);
+                        if places.len() > FIRST_LINE_CAP {
+                            first_lines[k] = None;
                         }
                     }
-                    if bytes[start..].starts_with(needle) {
-                        hits[k].push(start);
-                    }
+                }
+                if bytes[start..].starts_with(needle) {
+                    hits[k].push(start);
                 }
             }
         }
@@ -384,24 +454,9 @@ mod tests {
                 .map(|k| needle(k, texts[k], MatchUnit::Lines))
                 .collect();
             let refs: Vec<&Needle> = needles.iter().collect();
-            let mut lengths = vec![false; 64];
-            let mut table: HashMap<u64, Vec<usize>, BuildHasherDefault<PrecomputedHasher>> =
-                HashMap::default();
-            for (k, n) in refs.iter().enumerate() {
-                lengths[first_line(n).len()] = true;
-                table
-                    .entry(xxhash_rust::xxh3::xxh3_64(first_line(n)))
-                    .or_default()
-                    .push(k);
-            }
-            let (hits, first_lines) = scan_lines(
-                text.as_bytes(),
-                0..text.len(),
-                true,
-                &refs,
-                &lengths,
-                &table,
-            );
+            let firsts = FirstLines::new(&refs);
+            let (hits, first_lines) =
+                scan_lines(text.as_bytes(), 0..text.len(), true, &refs, &firsts);
             let split = line_starts(&text, &refs);
             for (k, (edit, got)) in split.into_iter().enumerate() {
                 assert_eq!(edit, k);
@@ -409,6 +464,77 @@ mod tests {
                 assert_eq!(got.first_line, first_lines[k], "{:?}", texts[k]);
             }
             assert!(first_lines[5].is_none() && first_lines[6].is_some());
+        }
+    }
+
+    /// The prefilter never drops a needle's first line: on random texts
+    /// (CRLF and LF, blank lines, trailing whitespace, non-ASCII, lines
+    /// shorter and longer than 8 bytes, repeated lines, a last line with
+    /// no newline) every needle cut from the text finds what a plain
+    /// search finds, and its first line's places are every line that is
+    /// its first line.
+    #[test]
+    fn the_prefilter_finds_what_a_plain_search_finds() {
+        let pool = [
+            "",
+            " ",
+            "x",
+            "xy ",
+            "fn a() {",
+            "fn a() { ",
+            "    return 1;",
+            "}",
+            "\u{e9}t\u{e9}",
+            "// \u{2014} note",
+            "a_very_long_line_of_code(with, args, and, more);",
+            "\t\tx",
+            "abcdefgh",
+            "abcdefghi",
+            "zbcdefgh",
+            "abcdefgz",
+        ];
+        let mut rng = crate::test_rng::Rng::new(77);
+        for trial in 0..200 {
+            let eol = if trial % 3 == 0 { "\r\n" } else { "\n" };
+            let n = 1 + rng.below(40);
+            let lines: Vec<&str> = (0..n).map(|_| pool[rng.below(pool.len())]).collect();
+            let mut text = lines.join(eol);
+            if rng.below(2) == 0 {
+                text.push_str(eol);
+            }
+            let mut needles = Vec::new();
+            for k in 0..1 + rng.below(12) {
+                let at = rng.below(n);
+                let len = 1 + rng.below((n - at).min(4));
+                let mut t = lines[at..at + len].join(eol);
+                if rng.below(4) == 0 {
+                    // A line not in the text, of a length that is.
+                    t = format!("{}Q", &pool[10][..pool[10].len() - 1]);
+                }
+                needles.push(needle(k, &t, MatchUnit::Lines));
+            }
+            let refs: Vec<&Needle> = needles.iter().collect();
+            for (edit, got) in line_starts(&text, &refs) {
+                let n = &needles[edit];
+                let want: Vec<usize> = doc::find_overlapping(text.as_bytes(), n.text.as_bytes())
+                    .into_iter()
+                    .filter(|&s| is_line_hit(text.as_bytes(), s, n.text.as_bytes()))
+                    .collect();
+                assert_eq!(got.full, want, "{:?} in {text:?}", n.text);
+                if let Some(places) = got.first_line {
+                    let first = n.text.split('\n').next().unwrap();
+                    let first = first.strip_suffix('\r').unwrap_or(first);
+                    let mut at = 0;
+                    let mut want = Vec::new();
+                    for line in text.split('\n') {
+                        if line.strip_suffix('\r').unwrap_or(line) == first {
+                            want.push(at);
+                        }
+                        at += line.len() + 1;
+                    }
+                    assert_eq!(places, want, "{:?} in {text:?}", n.text);
+                }
+            }
         }
     }
 
