@@ -14,6 +14,7 @@ use rapidfuzz::distance::levenshtein;
 
 use super::keys::{Norm, View};
 use super::Lines;
+use crate::text::lines::LineIndex;
 
 /// A window of file lines and how similar it is to the search.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -157,68 +158,144 @@ const BYTE_BUCKET: [u8; 128] = {
 /// not whitespace in its bucket, and the spaces words are parted by.
 type Counts = [i32; BUCKETS + 1];
 
-/// Counts `line`'s chars into `counts` (as [`Counts`] says) with `sign`
-/// (+1 or -1), and returns the length in chars of the line normalized
-/// (trimmed, whitespace runs collapsed to one space) — its chars not
-/// whitespace and one space between two words — and its spaces.
-///
-/// The normalized line holds the same chars not whitespace as the line:
-/// normalizing only drops and merges whitespace (`split_whitespace`).
-fn count_line(counts: &mut Counts, line: &str, sign: i32) -> (u32, u32) {
-    let mut words = 0u32;
-    let mut skipped = 0u32;
-    let mut chars = 0u32;
-    if line.is_ascii() {
-        let line = line.trim_ascii_start();
-        // A word starts at a byte not whitespace after whitespace (or at
-        // the start): counted without a branch.
-        let mut after_space = 1u32;
-        for &b in line.as_bytes() {
-            let k = usize::from(BYTE_BUCKET[usize::from(b)]);
-            counts[k] += sign;
-            let space = u32::from(k == SKIP);
-            words += after_space & (space ^ 1);
-            after_space = space;
-            skipped += space;
-        }
-        chars = line.len() as u32 - skipped;
-    } else {
-        let mut after_space = true;
-        for c in line.chars() {
-            if c.is_whitespace() {
-                after_space = true;
-                continue;
-            }
-            let k = if c.is_ascii() {
-                usize::from(BYTE_BUCKET[c as usize])
-            } else {
-                OTHER
-            };
-            counts[k] += sign;
-            words += u32::from(after_space);
-            after_space = false;
-            chars += 1;
-        }
-    }
-    let spaces = words.saturating_sub(1);
-    counts[SPACES] += sign * spaces as i32;
-    (chars + spaces, spaces)
+/// The bag of a sliding window against the search: per bucket, the
+/// window's count minus the search's, and the sum of their absolute
+/// values (every bucket, [`SKIP`] included: its part is taken out when
+/// the bound is read), kept as each char enters or leaves — no branch.
+struct Bag {
+    diff: Counts,
+    abs: i64,
 }
 
-/// The bag distance of the counted chars, given the difference of the
-/// two texts' counts per bucket (window minus search) and of their
-/// lengths: the chars one holds more of than the other, whichever side
-/// has more. Every char but newlines is counted (chars beyond ASCII
-/// merged), and both texts hold as many newlines: `len_diff` is the sum
-/// of the differences. Each edit changes at most one count on each side,
-/// so the Levenshtein distance is at least this.
-fn bag_bound(diff: &Counts, len_diff: i64) -> u64 {
-    let abs: u64 = diff[..BUCKETS]
-        .iter()
-        .map(|d| u64::from(d.unsigned_abs()))
-        .sum();
-    // extra + missing = abs, extra - missing = len_diff.
-    (abs + len_diff.unsigned_abs()) / 2
+impl Bag {
+    /// The search's counts taken out of an empty window.
+    fn new(search: &[&str]) -> (Bag, usize) {
+        let mut bag = Bag {
+            diff: [0; BUCKETS + 1],
+            abs: 0,
+        };
+        let mut len = search.len() - 1;
+        for line in search {
+            len += bag.count::<false>(line).0 as usize;
+        }
+        (bag, len)
+    }
+
+    fn step<const ADD: bool>(&mut self, k: usize) {
+        let d = &mut self.diff[k];
+        // |d + 1| - |d| is 1 when d >= 0, else -1; |d - 1| - |d| is -1
+        // when d > 0, else 1.
+        if ADD {
+            self.abs += i64::from(*d >= 0) * 2 - 1;
+            *d += 1;
+        } else {
+            self.abs += 1 - i64::from(*d > 0) * 2;
+            *d -= 1;
+        }
+    }
+
+    /// Counts `line`'s chars into the bag (`ADD`) or out of it, and
+    /// returns the length in chars of the line normalized (trimmed,
+    /// whitespace runs collapsed to one space) — its chars not whitespace
+    /// and one space between two words — and its spaces.
+    ///
+    /// The normalized line holds the same chars not whitespace as the
+    /// line: normalizing only drops and merges whitespace
+    /// (`split_whitespace`).
+    fn count<const ADD: bool>(&mut self, line: &str) -> (u32, u32) {
+        let mut words = 0u32;
+        let mut skipped = 0u32;
+        let mut chars = 0u32;
+        if line.is_ascii() {
+            let line = line.trim_ascii_start();
+            // A word starts at a byte not whitespace after whitespace (or
+            // at the start): counted without a branch.
+            let mut after_space = 1u32;
+            for &b in line.as_bytes() {
+                let k = usize::from(BYTE_BUCKET[usize::from(b)]);
+                self.step::<ADD>(k);
+                let space = u32::from(k == SKIP);
+                words += after_space & (space ^ 1);
+                after_space = space;
+                skipped += space;
+            }
+            chars = line.len() as u32 - skipped;
+        } else {
+            let mut after_space = true;
+            for c in line.chars() {
+                if c.is_whitespace() {
+                    after_space = true;
+                    continue;
+                }
+                let k = if c.is_ascii() {
+                    usize::from(BYTE_BUCKET[c as usize])
+                } else {
+                    OTHER
+                };
+                self.step::<ADD>(k);
+                words += u32::from(after_space);
+                after_space = false;
+                chars += 1;
+            }
+        }
+        let spaces = words.saturating_sub(1);
+        self.spaces::<ADD>(spaces);
+        (chars + spaces, spaces)
+    }
+
+    /// Takes a line leaving the window out: its chars not whitespace, and
+    /// its `spaces` (counted when it entered).
+    fn leave(&mut self, line: &str, spaces: u32) {
+        if line.is_ascii() {
+            for &b in line.trim_ascii_start().as_bytes() {
+                self.step::<false>(usize::from(BYTE_BUCKET[usize::from(b)]));
+            }
+        } else {
+            for c in line.chars() {
+                if !c.is_whitespace() {
+                    self.step::<false>(if c.is_ascii() {
+                        usize::from(BYTE_BUCKET[c as usize])
+                    } else {
+                        OTHER
+                    });
+                }
+            }
+        }
+        self.spaces::<false>(spaces);
+    }
+
+    fn spaces<const ADD: bool>(&mut self, spaces: u32) {
+        let d = &mut self.diff[SPACES];
+        let new = if ADD {
+            *d + spaces as i32
+        } else {
+            *d - spaces as i32
+        };
+        self.abs += i64::from(new.unsigned_abs()) - i64::from(d.unsigned_abs());
+        *d = new;
+    }
+
+    /// The bag distance of the counted chars, given the difference of the
+    /// two texts' lengths: the chars one holds more of than the other,
+    /// whichever side has more. Every char but newlines is counted (chars
+    /// beyond ASCII merged), and both texts hold as many newlines:
+    /// `len_diff` is the sum of the counts' differences. Each edit changes
+    /// at most one count on each side, so the Levenshtein distance is at
+    /// least this.
+    fn bound(&self, len_diff: i64) -> u64 {
+        let abs = self.abs as u64 - u64::from(self.diff[SKIP].unsigned_abs());
+        // extra + missing = abs, extra - missing = len_diff.
+        (abs + len_diff.unsigned_abs()) / 2
+    }
+
+    /// [`Bag::bound`] summed afresh over the buckets (its check).
+    fn bound_plain(&self, len_diff: i64) -> u64 {
+        let abs: u64 = self.diff[..BUCKETS]
+            .iter()
+            .map(|d| u64::from(d.unsigned_abs()))
+            .sum();
+        (abs + len_diff.unsigned_abs()) / 2
+    }
 }
 
 /// The normalized search as chars.
@@ -275,13 +352,18 @@ impl Scorer {
 
 /// The window of `n` file lines from `start`, each normalized, joined by
 /// `\n`, into `out`.
-fn normalized_window(out: &mut String, file: &Lines, start: usize, n: usize) {
+fn normalized_window<'t>(
+    out: &mut String,
+    line: impl Fn(usize) -> &'t str,
+    start: usize,
+    n: usize,
+) {
     out.clear();
     for i in start..start + n {
         if i > start {
             out.push('\n');
         }
-        push_normalized(out, file.line(i));
+        push_normalized(out, line(i));
     }
 }
 
@@ -302,8 +384,9 @@ fn start_range(file: &Lines, n: usize, starts: &std::ops::Range<usize>) -> (usiz
 /// the windows that pass are normalized. Where a window's bound is known
 /// to exceed its cut-off by more than the chars entering and leaving the
 /// next window (each moves the bound by at most one), the next one is
-/// ruled out without counting. [`find_near_plain`] is the definition it
-/// is held to.
+/// ruled out without reading the bound. A large text's windows are
+/// scanned in two halves side by side. [`find_near_plain`] is the
+/// definition it is held to.
 pub fn find_near(
     file: &Lines,
     search: &[&str],
@@ -321,42 +404,73 @@ pub fn find_near(
     if span >= 1 << 30 || search.iter().map(|l| l.len()).sum::<usize>() >= 1 << 30 {
         return find_near_plain(file, search, floor, deadline, starts);
     }
-    let needle = normalized_text(search);
-    let mut diff: Counts = [0; BUCKETS + 1];
-    let mut needle_len = n as i64 - 1;
-    for line in search {
-        needle_len += i64::from(count_line(&mut diff, line, -1).0);
+    let (text, index) = (file.text, &*file.index);
+    let scan =
+        |from: usize, to: usize| scan_windows(text, index, search, floor, deadline, from..to);
+    let (windows, timed_out) = if span >= SPLIT_BYTES && last - first >= 2 * n {
+        let mid = first + (last - first) / 2;
+        let ((mut a, a_out), (b, b_out)) =
+            crate::cores::join(|| scan(first, mid), || scan(mid, last));
+        // The windows after a deadline the first half met are not the scan's.
+        if !a_out {
+            a.extend(b);
+        }
+        (a, a_out || b_out)
+    } else {
+        scan(first, last)
+    };
+    FuzzyScan {
+        windows,
+        n,
+        timed_out,
     }
-    debug_assert_eq!(needle_len as usize, needle.chars().count());
-    let needle_len = needle_len as usize;
+}
+
+/// A text this long (bytes) under the windows is scanned on two cores.
+const SPLIT_BYTES: usize = 128 << 10;
+
+/// The windows of [`find_near`] starting at `starts` (within the file),
+/// and whether the deadline stopped the scan.
+fn scan_windows(
+    text: &str,
+    index: &LineIndex,
+    search: &[&str],
+    floor: f64,
+    deadline: Instant,
+    starts: std::ops::Range<usize>,
+) -> (Vec<Window>, bool) {
+    let n = search.len();
+    let first = starts.start;
+    let line = |i: usize| index.content(text, i);
+    let (mut bag, needle_len) = Bag::new(search);
+    let needle = normalized_text(search);
+    debug_assert_eq!(needle_len, needle.chars().count());
     let mut scorer = Scorer::new(needle);
     // Each window line's normalized length and spaces, by line - first.
-    let mut lens: Vec<(u32, u32)> = Vec::with_capacity(last - first + n - 1);
+    let mut lens: Vec<(u32, u32)> = Vec::with_capacity(starts.len() + n - 1);
     // The window's normalized length, without its final newline's place.
     let mut window_len = n as i64 - 1;
     for i in first..first + n - 1 {
-        let l = count_line(&mut diff, file.line(i), 1);
+        let l = bag.count::<true>(line(i));
         window_len += i64::from(l.0);
         lens.push(l);
     }
     // A lower bound of the current window's bag bound (none yet).
     let mut bound: u64 = 0;
-    let mut text = String::new();
+    let mut normalized = String::new();
     let mut windows: Vec<Window> = Vec::new();
-    let mut timed_out = false;
-    for start in first..last {
+    for start in starts {
         if start % 256 == 255 && Instant::now() > deadline {
-            timed_out = true;
-            break;
+            return (windows, true);
         }
-        let entering = count_line(&mut diff, file.line(start + n - 1), 1);
+        let entering = bag.count::<true>(line(start + n - 1));
         lens.push(entering);
         window_len += i64::from(entering.0);
         let mut moved = u64::from(entering.0);
         if start > first {
             let i = start - 1;
             let leaving = lens[i - first];
-            count_leaving(&mut diff, file.line(i), leaving.1);
+            bag.leave(line(i), leaving.1);
             window_len -= i64::from(leaving.0);
             moved += u64::from(leaving.0);
         }
@@ -370,13 +484,14 @@ pub fn find_near(
         if wl.abs_diff(needle_len) > max_dist || bound > max_dist as u64 {
             continue;
         }
-        bound = bag_bound(&diff, wl as i64 - needle_len as i64);
+        bound = bag.bound(wl as i64 - needle_len as i64);
+        debug_assert_eq!(bound, bag.bound_plain(wl as i64 - needle_len as i64));
         if bound > max_dist as u64 {
             continue;
         }
-        normalized_window(&mut text, file, start, n);
-        debug_assert_eq!(text.chars().count(), wl);
-        if let Some(distance) = scorer.distance(&text, max_dist) {
+        normalized_window(&mut normalized, |i| line(i), start, n);
+        debug_assert_eq!(normalized.chars().count(), wl);
+        if let Some(distance) = scorer.distance(&normalized, max_dist) {
             windows.push(Window {
                 start,
                 distance,
@@ -384,32 +499,7 @@ pub fn find_near(
             });
         }
     }
-    FuzzyScan {
-        windows,
-        n,
-        timed_out,
-    }
-}
-
-/// Takes a line leaving the window out of `diff`: its chars not
-/// whitespace, and its `spaces` (counted when it entered).
-fn count_leaving(diff: &mut Counts, line: &str, spaces: u32) {
-    if line.is_ascii() {
-        for &b in line.trim_ascii_start().as_bytes() {
-            diff[usize::from(BYTE_BUCKET[usize::from(b)])] -= 1;
-        }
-    } else {
-        for c in line.chars() {
-            if !c.is_whitespace() {
-                diff[if c.is_ascii() {
-                    usize::from(BYTE_BUCKET[c as usize])
-                } else {
-                    OTHER
-                }] -= 1;
-            }
-        }
-    }
-    diff[SPACES] -= spaces as i32;
+    (windows, false)
 }
 
 /// [`find_near`] by its definition: every window normalized, its
@@ -438,7 +528,7 @@ pub fn find_near_plain(
             timed_out = true;
             break;
         }
-        normalized_window(&mut text, file, start, n);
+        normalized_window(&mut text, |i| file.line(i), start, n);
         let wl = text.chars().count();
         let longer = wl.max(needle_len);
         if longer == 0 {
@@ -654,24 +744,50 @@ mod tests {
     /// (ASCII and not), chars beyond ASCII, empty and blank lines.
     fn random_line(rng: &mut crate::test_rng::Rng) -> String {
         let parts = [
-            "a", "bc", "def", " ", "  ", "\t", "\r", "\x0B", "\x0C", "é", "\u{a0}", "\u{2003}",
-            "x_y", "(", ")", "\u{1f600}", "0", "\u{85}", "\u{1c}",
+            "a",
+            "bc",
+            "def",
+            " ",
+            "  ",
+            "\t",
+            "\r",
+            "\x0B",
+            "\x0C",
+            "é",
+            "\u{a0}",
+            "\u{2003}",
+            "x_y",
+            "(",
+            ")",
+            "\u{1f600}",
+            "0",
+            "\u{85}",
+            "\u{1c}",
         ];
         let n = rng.below(9);
         (0..n).map(|_| parts[rng.below(parts.len())]).collect()
     }
 
+    fn empty_bag() -> Bag {
+        Bag {
+            diff: [0; BUCKETS + 1],
+            abs: 0,
+        }
+    }
+
     /// A line's count is its normalized length in chars, its spaces, and
     /// its normalized text's chars bucketed; taking it out again leaves
-    /// the counts as they were.
+    /// the counts as they were, and the sum kept as chars come and go is
+    /// the sum over the buckets.
     #[test]
-    fn count_line_is_the_normalized_line() {
+    fn count_is_the_normalized_line() {
         let mut rng = crate::test_rng::Rng::new(23);
+        let mut other = empty_bag();
         for _ in 0..20_000 {
             let line = random_line(&mut rng);
             let norm = normalize_line(&line);
-            let mut counts: Counts = [0; BUCKETS + 1];
-            let (len, spaces) = count_line(&mut counts, &line, 1);
+            let mut bag = empty_bag();
+            let (len, spaces) = bag.count::<true>(&line);
             assert_eq!(len as usize, norm.chars().count(), "{line:?}");
             assert_eq!(spaces as usize, norm.matches(' ').count(), "{line:?}");
             let mut want: Counts = [0; BUCKETS + 1];
@@ -683,9 +799,18 @@ mod tests {
                 };
                 want[k] += 1;
             }
-            assert_eq!(counts[..BUCKETS], want[..BUCKETS], "{line:?}");
-            count_leaving(&mut counts, &line, spaces);
-            assert!(counts[..BUCKETS].iter().all(|&c| c == 0), "{line:?}");
+            assert_eq!(bag.diff[..BUCKETS], want[..BUCKETS], "{line:?}");
+            assert_eq!(bag.bound(len.into()), bag.bound_plain(len.into()));
+            bag.leave(&line, spaces);
+            assert!(bag.diff[..BUCKETS].iter().all(|&c| c == 0), "{line:?}");
+            assert_eq!(bag.bound(0), 0);
+            // A bag of many lines in and out, counted both ways.
+            let d = if rng.below(2) == 0 {
+                i64::from(other.count::<true>(&line).0)
+            } else {
+                -i64::from(other.count::<false>(&line).0)
+            };
+            assert_eq!(other.bound(d), other.bound_plain(d), "{line:?}");
         }
     }
 
@@ -696,33 +821,67 @@ mod tests {
     fn bag_bound_is_a_lower_bound() {
         let mut rng = crate::test_rng::Rng::new(5);
         for _ in 0..5_000 {
-            let a: Vec<String> = (0..1 + rng.below(4)).map(|_| random_line(&mut rng)).collect();
+            let a: Vec<String> = (0..1 + rng.below(4))
+                .map(|_| random_line(&mut rng))
+                .collect();
             let b: Vec<String> = (0..a.len()).map(|_| random_line(&mut rng)).collect();
             let a: Vec<&str> = a.iter().map(String::as_str).collect();
             let b: Vec<&str> = b.iter().map(String::as_str).collect();
-            let mut diff: Counts = [0; BUCKETS + 1];
-            let (mut la, mut lb) = (0i64, 0i64);
+            let (mut bag, lb) = Bag::new(&b);
+            let mut la = a.len() as i64 - 1;
             for l in &a {
-                la += i64::from(count_line(&mut diff, l, 1).0);
-            }
-            for l in &b {
-                lb += i64::from(count_line(&mut diff, l, -1).0);
+                la += i64::from(bag.count::<true>(l).0);
             }
             let (ta, tb) = (normalized_text(&a), normalized_text(&b));
-            assert_eq!(la + a.len() as i64 - 1, ta.chars().count() as i64);
-            let bound = bag_bound(&diff, la - lb);
-            let mut bag: HashMap<usize, i64> = HashMap::new();
+            assert_eq!(la, ta.chars().count() as i64);
+            assert_eq!(lb, tb.chars().count());
+            let bound = bag.bound(la - lb as i64);
+            let mut counts: HashMap<usize, i64> = HashMap::new();
             for c in ta.chars().filter(|&c| c != '\n') {
-                *bag.entry(if c.is_ascii() { c as usize } else { OTHER }).or_default() += 1;
+                *counts
+                    .entry(if c.is_ascii() { c as usize } else { OTHER })
+                    .or_default() += 1;
             }
             for c in tb.chars().filter(|&c| c != '\n') {
-                *bag.entry(if c.is_ascii() { c as usize } else { OTHER }).or_default() -= 1;
+                *counts
+                    .entry(if c.is_ascii() { c as usize } else { OTHER })
+                    .or_default() -= 1;
             }
-            let extra: i64 = bag.values().filter(|&&d| d > 0).sum();
-            let missing: i64 = -bag.values().filter(|&&d| d < 0).sum::<i64>();
+            let extra: i64 = counts.values().filter(|&&d| d > 0).sum();
+            let missing: i64 = -counts.values().filter(|&&d| d < 0).sum::<i64>();
             assert_eq!(bound, extra.max(missing) as u64, "{a:?} {b:?}");
             let dist = levenshtein::distance(ta.chars(), tb.chars());
             assert!(bound as usize <= dist, "{a:?} {b:?}");
+        }
+    }
+
+    /// A text large enough to be scanned in two halves gives the plain
+    /// scan's windows, at every floor (windows straddling the middle, and
+    /// copies of the search in both halves).
+    #[test]
+    fn the_split_scan_is_the_plain_scan() {
+        let mut rng = crate::test_rng::Rng::new(41);
+        let words = ["def", "f(x):", "return", "x", "+", "1", "é", "\t", "self.a"];
+        let text: String = (0..6_000)
+            .map(|i| {
+                let k = 1 + rng.below(6);
+                let line: Vec<&str> = (0..k).map(|_| words[rng.below(words.len())]).collect();
+                format!("{}{} {i}\n", "    ".repeat(rng.below(3)), line.join(" "))
+            })
+            .collect();
+        assert!(text.len() >= SPLIT_BYTES);
+        let file = Lines::new(&text);
+        for at in [0, 1_500, 2_998, 2_999, 3_000, 4_500, 5_990] {
+            let n = 8;
+            let mut search: Vec<String> = (at..at + n).map(|i| file.line(i).to_string()).collect();
+            search[3].push_str(" typo");
+            let search: Vec<&str> = search.iter().map(String::as_str).collect();
+            for floor in [0.5, 0.85, 0.95] {
+                let got = find(&file, &search, floor, later());
+                let want = find_near_plain(&file, &search, floor, later(), 0..usize::MAX);
+                assert_eq!(got, want, "at {at}, floor {floor}");
+                assert!(got.windows.iter().any(|w| w.start == at));
+            }
         }
     }
 
