@@ -14,6 +14,7 @@ use rapidfuzz::distance::levenshtein;
 
 use super::keys::{Norm, View};
 use super::Lines;
+use crate::text::lines::LineIndex;
 
 /// A window of file lines and how similar it is to the search.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -76,59 +77,6 @@ pub fn normalize_line(line: &str) -> String {
     line.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// The file's lines normalized once (each followed by `\n`), with each
-/// line's byte and char start.
-struct NormalizedFile {
-    text: String,
-    /// `bytes[i]`: byte start of line `i` in `text`; `bytes[len]` = end.
-    bytes: Vec<usize>,
-    /// `chars[i]`: char start of line `i`; `chars[len]` = end.
-    chars: Vec<usize>,
-}
-
-impl NormalizedFile {
-    /// Normalizes file lines `lines` (window `i` below is line `lines.start + i`).
-    fn new(file: &Lines, lines: std::ops::Range<usize>) -> NormalizedFile {
-        let mut text = String::with_capacity(
-            file.index.start(lines.end.min(file.len())) - file.index.start(lines.start),
-        );
-        let mut bytes = Vec::with_capacity(lines.len() + 1);
-        let mut chars = Vec::with_capacity(lines.len() + 1);
-        let mut count = 0;
-        for i in lines {
-            bytes.push(text.len());
-            chars.push(count);
-            let start = text.len();
-            push_normalized(&mut text, file.line(i));
-            let line = &text[start..];
-            count += if line.is_ascii() {
-                line.len()
-            } else {
-                line.chars().count()
-            } + 1;
-            text.push('\n');
-        }
-        bytes.push(text.len());
-        chars.push(count);
-        NormalizedFile { text, bytes, chars }
-    }
-
-    /// Line `i` with its `\n`.
-    fn line(&self, i: usize) -> &str {
-        &self.text[self.bytes[i]..self.bytes[i + 1]]
-    }
-
-    /// The window of `n` lines from `start`, without its final newline,
-    /// and its length in chars.
-    fn window(&self, start: usize, n: usize) -> (&str, usize) {
-        let end = self.bytes[start + n]
-            .saturating_sub(1)
-            .max(self.bytes[start]);
-        let len = (self.chars[start + n] - self.chars[start]).saturating_sub(1);
-        (&self.text[self.bytes[start]..end], len)
-    }
-}
-
 /// Pushes `line`'s words (`split_whitespace`) parted by one space.
 fn push_normalized(text: &mut String, line: &str) {
     let start = text.len();
@@ -177,94 +125,176 @@ fn push_normalized(text: &mut String, line: &str) {
     }
 }
 
-/// Buckets of the character histogram: bytes' values below 256 each
-/// their own, every other char in one of a few shared buckets (sharing
-/// only lowers the bound below, so it stays a bound).
-const BUCKETS: usize = 256 + 64;
+/// Buckets of the character histogram the scan filters windows with:
+/// each ASCII char not whitespace its own (its byte), every other char not
+/// whitespace in [`OTHER`], and the spaces of the normalized text in
+/// [`SPACES`] (a space itself is whitespace: its own byte counts none).
+/// Whitespace chars of the raw lines fall in [`SKIP`], never counted.
+const BUCKETS: usize = 128;
+/// The normalized text's spaces (one between two words of a line).
+const SPACES: usize = b' ' as usize;
+/// Every char not whitespace beyond ASCII (merged: only lowers the bound).
+const OTHER: usize = 127;
+/// Whitespace of the raw lines: not a bucket of the bound.
+const SKIP: usize = BUCKETS;
 
-fn bucket(c: char) -> usize {
-    let u = c as usize;
-    if u < 256 {
-        u
-    } else {
-        256 + u % 64
+/// Each ASCII byte's bucket: [`SKIP`] for the ASCII chars
+/// `char::is_whitespace` holds (tab, LF, VT, FF, CR, space).
+const BYTE_BUCKET: [u8; 128] = {
+    let mut t = [0u8; 128];
+    let mut b = 0;
+    while b < 128 {
+        t[b] = match b as u8 {
+            b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ' => SKIP as u8,
+            _ => b as u8,
+        };
+        b += 1;
     }
-}
+    t
+};
 
-/// The bag distance of a sliding window from the search: the chars one
-/// holds more of than the other, whichever side has more. Each edit
-/// changes at most one char on each side, so the Levenshtein distance is
-/// at least this (a window it rules out needs no distance computed).
+/// The counts of a window's (or the search's) normalized text, without
+/// its newlines (both have one fewer than lines), bucketed: each char
+/// not whitespace in its bucket, and the spaces words are parted by.
+type Counts = [i32; BUCKETS + 1];
+
+/// The bag of a sliding window against the search: per bucket, the
+/// window's count minus the search's, and the sum of their absolute
+/// values (every bucket, [`SKIP`] included: its part is taken out when
+/// the bound is read), kept as each char enters or leaves — no branch.
 struct Bag {
-    /// Window count minus search count, per bucket.
-    diff: [i32; BUCKETS],
-    /// Sum of the positive `diff`s (chars the window has in excess).
-    extra: usize,
-    /// Sum of the negative `diff`s, negated (chars it lacks).
-    missing: usize,
+    diff: Counts,
+    abs: i64,
 }
 
 impl Bag {
-    fn new(search: &str) -> Bag {
+    /// The search's counts taken out of an empty window.
+    fn new(search: &[&str]) -> (Bag, usize) {
         let mut bag = Bag {
-            diff: [0; BUCKETS],
-            extra: 0,
-            missing: 0,
+            diff: [0; BUCKETS + 1],
+            abs: 0,
         };
-        // The window's lines each end in `\n`; the search's last does not.
-        for c in search.chars().chain(std::iter::once('\n')) {
-            bag.diff[bucket(c)] -= 1;
-            bag.missing += 1;
+        let mut len = search.len() - 1;
+        for line in search {
+            len += bag.count::<false>(line).0 as usize;
         }
-        bag
+        (bag, len)
     }
 
-    fn add(&mut self, text: &str) {
-        if text.is_ascii() {
-            for &b in text.as_bytes() {
-                self.add_one(usize::from(b));
+    fn step<const ADD: bool>(&mut self, k: usize) {
+        let d = &mut self.diff[k];
+        // |d + 1| - |d| is 1 when d >= 0, else -1; |d - 1| - |d| is -1
+        // when d > 0, else 1.
+        if ADD {
+            self.abs += i64::from(*d >= 0) * 2 - 1;
+            *d += 1;
+        } else {
+            self.abs += 1 - i64::from(*d > 0) * 2;
+            *d -= 1;
+        }
+    }
+
+    /// Counts `line`'s chars into the bag (`ADD`) or out of it, and
+    /// returns the length in chars of the line normalized (trimmed,
+    /// whitespace runs collapsed to one space) — its chars not whitespace
+    /// and one space between two words — and its spaces.
+    ///
+    /// The normalized line holds the same chars not whitespace as the
+    /// line: normalizing only drops and merges whitespace
+    /// (`split_whitespace`).
+    fn count<const ADD: bool>(&mut self, line: &str) -> (u32, u32) {
+        let mut words = 0u32;
+        let mut skipped = 0u32;
+        let mut chars = 0u32;
+        if line.is_ascii() {
+            let line = line.trim_ascii_start();
+            // A word starts at a byte not whitespace after whitespace (or
+            // at the start): counted without a branch.
+            let mut after_space = 1u32;
+            for &b in line.as_bytes() {
+                let k = usize::from(BYTE_BUCKET[usize::from(b)]);
+                self.step::<ADD>(k);
+                let space = u32::from(k == SKIP);
+                words += after_space & (space ^ 1);
+                after_space = space;
+                skipped += space;
+            }
+            chars = line.len() as u32 - skipped;
+        } else {
+            let mut after_space = true;
+            for c in line.chars() {
+                if c.is_whitespace() {
+                    after_space = true;
+                    continue;
+                }
+                let k = if c.is_ascii() {
+                    usize::from(BYTE_BUCKET[c as usize])
+                } else {
+                    OTHER
+                };
+                self.step::<ADD>(k);
+                words += u32::from(after_space);
+                after_space = false;
+                chars += 1;
+            }
+        }
+        let spaces = words.saturating_sub(1);
+        self.spaces::<ADD>(spaces);
+        (chars + spaces, spaces)
+    }
+
+    /// Takes a line leaving the window out: its chars not whitespace, and
+    /// its `spaces` (counted when it entered).
+    fn leave(&mut self, line: &str, spaces: u32) {
+        if line.is_ascii() {
+            for &b in line.trim_ascii_start().as_bytes() {
+                self.step::<false>(usize::from(BYTE_BUCKET[usize::from(b)]));
             }
         } else {
-            for c in text.chars() {
-                self.add_one(bucket(c));
+            for c in line.chars() {
+                if !c.is_whitespace() {
+                    self.step::<false>(if c.is_ascii() {
+                        usize::from(BYTE_BUCKET[c as usize])
+                    } else {
+                        OTHER
+                    });
+                }
             }
         }
+        self.spaces::<false>(spaces);
     }
 
-    fn add_one(&mut self, bucket: usize) {
-        let d = &mut self.diff[bucket];
-        if *d >= 0 {
-            self.extra += 1;
+    fn spaces<const ADD: bool>(&mut self, spaces: u32) {
+        let d = &mut self.diff[SPACES];
+        let new = if ADD {
+            *d + spaces as i32
         } else {
-            self.missing -= 1;
-        }
-        *d += 1;
+            *d - spaces as i32
+        };
+        self.abs += i64::from(new.unsigned_abs()) - i64::from(d.unsigned_abs());
+        *d = new;
     }
 
-    fn remove(&mut self, text: &str) {
-        if text.is_ascii() {
-            for &b in text.as_bytes() {
-                self.remove_one(usize::from(b));
-            }
-        } else {
-            for c in text.chars() {
-                self.remove_one(bucket(c));
-            }
-        }
+    /// The bag distance of the counted chars, given the difference of the
+    /// two texts' lengths: the chars one holds more of than the other,
+    /// whichever side has more. Every char but newlines is counted (chars
+    /// beyond ASCII merged), and both texts hold as many newlines:
+    /// `len_diff` is the sum of the counts' differences. Each edit changes
+    /// at most one count on each side, so the Levenshtein distance is at
+    /// least this.
+    fn bound(&self, len_diff: i64) -> u64 {
+        let abs = self.abs as u64 - u64::from(self.diff[SKIP].unsigned_abs());
+        // extra + missing = abs, extra - missing = len_diff.
+        (abs + len_diff.unsigned_abs()) / 2
     }
 
-    fn remove_one(&mut self, bucket: usize) {
-        let d = &mut self.diff[bucket];
-        *d -= 1;
-        if *d >= 0 {
-            self.extra -= 1;
-        } else {
-            self.missing += 1;
-        }
-    }
-
-    fn bound(&self) -> usize {
-        self.extra.max(self.missing)
+    /// [`Bag::bound`] summed afresh over the buckets (its check).
+    fn bound_plain(&self, len_diff: i64) -> u64 {
+        let abs: u64 = self.diff[..BUCKETS]
+            .iter()
+            .map(|d| u64::from(d.unsigned_abs()))
+            .sum();
+        (abs + len_diff.unsigned_abs()) / 2
     }
 }
 
@@ -287,15 +317,76 @@ pub fn find(file: &Lines, search: &[&str], floor: f64, deadline: Instant) -> Fuz
     find_near(file, search, floor, deadline, 0..usize::MAX)
 }
 
-/// The search's Levenshtein scorer, over bytes when all is ASCII.
-enum Scorer {
-    Bytes(levenshtein::BatchComparator<u8>),
-    Chars(levenshtein::BatchComparator<char>),
+/// The search's Levenshtein scorers: over bytes when both texts are
+/// ASCII (a char is then a byte: the same distance), else over chars
+/// (made when a window first needs it).
+struct Scorer {
+    bytes: Option<levenshtein::BatchComparator<u8>>,
+    chars: Option<levenshtein::BatchComparator<char>>,
+    needle: String,
+}
+
+impl Scorer {
+    fn new(needle: String) -> Scorer {
+        Scorer {
+            bytes: needle
+                .is_ascii()
+                .then(|| levenshtein::BatchComparator::new(needle.bytes())),
+            chars: None,
+            needle,
+        }
+    }
+
+    /// The distance of `window` from the needle, `None` above `max_dist`.
+    fn distance(&mut self, window: &str, max_dist: usize) -> Option<usize> {
+        let args = levenshtein::Args::default().score_cutoff(max_dist);
+        match &self.bytes {
+            Some(bytes) if window.is_ascii() => bytes.distance_with_args(window.bytes(), &args),
+            _ => self
+                .chars
+                .get_or_insert_with(|| levenshtein::BatchComparator::new(self.needle.chars()))
+                .distance_with_args(window.chars(), &args),
+        }
+    }
+}
+
+/// The window of `n` file lines from `start`, each normalized, joined by
+/// `\n`, into `out`.
+fn normalized_window<'t>(
+    out: &mut String,
+    line: impl Fn(usize) -> &'t str,
+    start: usize,
+    n: usize,
+) {
+    out.clear();
+    for i in start..start + n {
+        if i > start {
+            out.push('\n');
+        }
+        push_normalized(out, line(i));
+    }
+}
+
+/// The window starts a scan of `starts` covers: `first..last`.
+fn start_range(file: &Lines, n: usize, starts: &std::ops::Range<usize>) -> (usize, usize) {
+    let first = starts.start.min(file.len() - n);
+    let last = starts.end.min(file.len() - n + 1).max(first + 1);
+    (first, last)
 }
 
 /// Every window at or above `floor` among the windows starting at lines
 /// `starts` (clamped to the file). A window's distance is computed only
 /// when its length and its characters (the bag bound) leave it in reach.
+///
+/// The filter reads the file's lines as they are: the bound counts the
+/// chars that are not whitespace (normalizing keeps them all) and the
+/// spaces normalizing leaves (one between two words of a line), so only
+/// the windows that pass are normalized. Where a window's bound is known
+/// to exceed its cut-off by more than the chars entering and leaving the
+/// next window (each moves the bound by at most one), the next one is
+/// ruled out without reading the bound. A large text's windows are
+/// scanned in two halves side by side. [`find_near_plain`] is the
+/// definition it is held to.
 pub fn find_near(
     file: &Lines,
     search: &[&str],
@@ -307,22 +398,129 @@ pub fn find_near(
     if n == 0 || n > file.len() {
         return FuzzyScan::default();
     }
-    let first = starts.start.min(file.len() - n);
-    let last = starts.end.min(file.len() - n + 1).max(first + 1);
+    let (first, last) = start_range(file, n, &starts);
+    // Counts are `i32`: a text of 1 GiB or more is scanned plainly.
+    let span = file.index.start((last - 1 + n).min(file.len())) - file.index.start(first);
+    if span >= 1 << 30 || search.iter().map(|l| l.len()).sum::<usize>() >= 1 << 30 {
+        return find_near_plain(file, search, floor, deadline, starts);
+    }
+    let (text, index) = (file.text, &*file.index);
+    let scan =
+        |from: usize, to: usize| scan_windows(text, index, search, floor, deadline, from..to);
+    let (windows, timed_out) = if span >= SPLIT_BYTES && last - first >= 2 * n {
+        let mid = first + (last - first) / 2;
+        let ((mut a, a_out), (b, b_out)) =
+            crate::cores::join(|| scan(first, mid), || scan(mid, last));
+        // The windows after a deadline the first half met are not the scan's.
+        if !a_out {
+            a.extend(b);
+        }
+        (a, a_out || b_out)
+    } else {
+        scan(first, last)
+    };
+    FuzzyScan {
+        windows,
+        n,
+        timed_out,
+    }
+}
+
+/// A text this long (bytes) under the windows is scanned on two cores.
+const SPLIT_BYTES: usize = 128 << 10;
+
+/// The windows of [`find_near`] starting at `starts` (within the file),
+/// and whether the deadline stopped the scan.
+fn scan_windows(
+    text: &str,
+    index: &LineIndex,
+    search: &[&str],
+    floor: f64,
+    deadline: Instant,
+    starts: std::ops::Range<usize>,
+) -> (Vec<Window>, bool) {
+    let n = search.len();
+    let first = starts.start;
+    let line = |i: usize| index.content(text, i);
+    let (mut bag, needle_len) = Bag::new(search);
+    let needle = normalized_text(search);
+    debug_assert_eq!(needle_len, needle.chars().count());
+    let mut scorer = Scorer::new(needle);
+    // Each window line's normalized length and spaces, by line - first.
+    let mut lens: Vec<(u32, u32)> = Vec::with_capacity(starts.len() + n - 1);
+    // The window's normalized length, without its final newline's place.
+    let mut window_len = n as i64 - 1;
+    for i in first..first + n - 1 {
+        let l = bag.count::<true>(line(i));
+        window_len += i64::from(l.0);
+        lens.push(l);
+    }
+    // A lower bound of the current window's bag bound (none yet).
+    let mut bound: u64 = 0;
+    let mut normalized = String::new();
+    let mut windows: Vec<Window> = Vec::new();
+    for start in starts {
+        if start % 256 == 255 && Instant::now() > deadline {
+            return (windows, true);
+        }
+        let entering = bag.count::<true>(line(start + n - 1));
+        lens.push(entering);
+        window_len += i64::from(entering.0);
+        let mut moved = u64::from(entering.0);
+        if start > first {
+            let i = start - 1;
+            let leaving = lens[i - first];
+            bag.leave(line(i), leaving.1);
+            window_len -= i64::from(leaving.0);
+            moved += u64::from(leaving.0);
+        }
+        bound = bound.saturating_sub(moved);
+        let wl = window_len as usize;
+        let longer = wl.max(needle_len);
+        if longer == 0 {
+            continue;
+        }
+        let max_dist = max_distance(floor, longer);
+        if wl.abs_diff(needle_len) > max_dist || bound > max_dist as u64 {
+            continue;
+        }
+        bound = bag.bound(wl as i64 - needle_len as i64);
+        debug_assert_eq!(bound, bag.bound_plain(wl as i64 - needle_len as i64));
+        if bound > max_dist as u64 {
+            continue;
+        }
+        normalized_window(&mut normalized, |i| line(i), start, n);
+        debug_assert_eq!(normalized.chars().count(), wl);
+        if let Some(distance) = scorer.distance(&normalized, max_dist) {
+            windows.push(Window {
+                start,
+                distance,
+                longer,
+            });
+        }
+    }
+    (windows, false)
+}
+
+/// [`find_near`] by its definition: every window normalized, its
+/// distance computed when its length leaves it in reach (a difference
+/// of lengths is a distance at least that large).
+pub fn find_near_plain(
+    file: &Lines,
+    search: &[&str],
+    floor: f64,
+    deadline: Instant,
+    starts: std::ops::Range<usize>,
+) -> FuzzyScan {
+    let n = search.len();
+    if n == 0 || n > file.len() {
+        return FuzzyScan::default();
+    }
+    let (first, last) = start_range(file, n, &starts);
     let needle = normalized_text(search);
     let needle_len = needle.chars().count();
-    let norm = NormalizedFile::new(file, first..last - 1 + n);
-    // On ASCII text a char is a byte: the distance over bytes is the
-    // distance over chars, without decoding each window.
-    let scorer = if needle.is_ascii() && norm.text.is_ascii() {
-        Scorer::Bytes(levenshtein::BatchComparator::new(needle.bytes()))
-    } else {
-        Scorer::Chars(levenshtein::BatchComparator::new(needle.chars()))
-    };
-    let mut bag = Bag::new(&needle);
-    for k in 0..n - 1 {
-        bag.add(norm.line(k));
-    }
+    let mut scorer = Scorer::new(needle);
+    let mut text = String::new();
     let mut windows: Vec<Window> = Vec::new();
     let mut timed_out = false;
     for start in first..last {
@@ -330,26 +528,17 @@ pub fn find_near(
             timed_out = true;
             break;
         }
-        let k = start - first;
-        bag.add(norm.line(k + n - 1));
-        if k > 0 {
-            bag.remove(norm.line(k - 1));
-        }
-        let (window, window_len) = norm.window(k, n);
-        let longer = window_len.max(needle_len);
+        normalized_window(&mut text, |i| file.line(i), start, n);
+        let wl = text.chars().count();
+        let longer = wl.max(needle_len);
         if longer == 0 {
             continue;
         }
         let max_dist = max_distance(floor, longer);
-        if window_len.abs_diff(needle_len) > max_dist || bag.bound() > max_dist {
+        if wl.abs_diff(needle_len) > max_dist {
             continue;
         }
-        let args = levenshtein::Args::default().score_cutoff(max_dist);
-        let distance = match &scorer {
-            Scorer::Bytes(s) => s.distance_with_args(window.bytes(), &args),
-            Scorer::Chars(s) => s.distance_with_args(window.chars(), &args),
-        };
-        if let Some(distance) = distance {
+        if let Some(distance) = scorer.distance(&text, max_dist) {
             windows.push(Window {
                 start,
                 distance,
@@ -537,6 +726,236 @@ mod tests {
             push_normalized(&mut text, &line);
             assert_eq!(&text["prefix\n".len()..], want, "{line:?}");
         }
+    }
+
+    /// The bucket table holds whitespace as `char::is_whitespace` does.
+    #[test]
+    fn byte_buckets_skip_exactly_whitespace() {
+        for b in 0u8..128 {
+            let skip = usize::from(BYTE_BUCKET[usize::from(b)]) == SKIP;
+            assert_eq!(skip, (b as char).is_whitespace(), "{b:#x}");
+            if !skip {
+                assert_eq!(usize::from(BYTE_BUCKET[usize::from(b)]), usize::from(b));
+            }
+        }
+    }
+
+    /// Lines of every kind: words, runs of whitespace of every kind
+    /// (ASCII and not), chars beyond ASCII, empty and blank lines.
+    fn random_line(rng: &mut crate::test_rng::Rng) -> String {
+        let parts = [
+            "a",
+            "bc",
+            "def",
+            " ",
+            "  ",
+            "\t",
+            "\r",
+            "\x0B",
+            "\x0C",
+            "é",
+            "\u{a0}",
+            "\u{2003}",
+            "x_y",
+            "(",
+            ")",
+            "\u{1f600}",
+            "0",
+            "\u{85}",
+            "\u{1c}",
+        ];
+        let n = rng.below(9);
+        (0..n).map(|_| parts[rng.below(parts.len())]).collect()
+    }
+
+    fn empty_bag() -> Bag {
+        Bag {
+            diff: [0; BUCKETS + 1],
+            abs: 0,
+        }
+    }
+
+    /// A line's count is its normalized length in chars, its spaces, and
+    /// its normalized text's chars bucketed; taking it out again leaves
+    /// the counts as they were, and the sum kept as chars come and go is
+    /// the sum over the buckets.
+    #[test]
+    fn count_is_the_normalized_line() {
+        let mut rng = crate::test_rng::Rng::new(23);
+        let mut other = empty_bag();
+        for _ in 0..20_000 {
+            let line = random_line(&mut rng);
+            let norm = normalize_line(&line);
+            let mut bag = empty_bag();
+            let (len, spaces) = bag.count::<true>(&line);
+            assert_eq!(len as usize, norm.chars().count(), "{line:?}");
+            assert_eq!(spaces as usize, norm.matches(' ').count(), "{line:?}");
+            let mut want: Counts = [0; BUCKETS + 1];
+            for c in norm.chars() {
+                let k = match c {
+                    ' ' => SPACES,
+                    c if c.is_ascii() => c as usize,
+                    _ => OTHER,
+                };
+                want[k] += 1;
+            }
+            assert_eq!(bag.diff[..BUCKETS], want[..BUCKETS], "{line:?}");
+            assert_eq!(bag.bound(len.into()), bag.bound_plain(len.into()));
+            bag.leave(&line, spaces);
+            assert!(bag.diff[..BUCKETS].iter().all(|&c| c == 0), "{line:?}");
+            assert_eq!(bag.bound(0), 0);
+            // A bag of many lines in and out, counted both ways.
+            let d = if rng.below(2) == 0 {
+                i64::from(other.count::<true>(&line).0)
+            } else {
+                -i64::from(other.count::<false>(&line).0)
+            };
+            assert_eq!(other.bound(d), other.bound_plain(d), "{line:?}");
+        }
+    }
+
+    /// The bound is the bag distance of the two normalized texts (chars
+    /// beyond ASCII merged, newlines left out) and never exceeds their
+    /// Levenshtein distance.
+    #[test]
+    fn bag_bound_is_a_lower_bound() {
+        let mut rng = crate::test_rng::Rng::new(5);
+        for _ in 0..5_000 {
+            let a: Vec<String> = (0..1 + rng.below(4))
+                .map(|_| random_line(&mut rng))
+                .collect();
+            let b: Vec<String> = (0..a.len()).map(|_| random_line(&mut rng)).collect();
+            let a: Vec<&str> = a.iter().map(String::as_str).collect();
+            let b: Vec<&str> = b.iter().map(String::as_str).collect();
+            let (mut bag, lb) = Bag::new(&b);
+            let mut la = a.len() as i64 - 1;
+            for l in &a {
+                la += i64::from(bag.count::<true>(l).0);
+            }
+            let (ta, tb) = (normalized_text(&a), normalized_text(&b));
+            assert_eq!(la, ta.chars().count() as i64);
+            assert_eq!(lb, tb.chars().count());
+            let bound = bag.bound(la - lb as i64);
+            let mut counts: HashMap<usize, i64> = HashMap::new();
+            for c in ta.chars().filter(|&c| c != '\n') {
+                *counts
+                    .entry(if c.is_ascii() { c as usize } else { OTHER })
+                    .or_default() += 1;
+            }
+            for c in tb.chars().filter(|&c| c != '\n') {
+                *counts
+                    .entry(if c.is_ascii() { c as usize } else { OTHER })
+                    .or_default() -= 1;
+            }
+            let extra: i64 = counts.values().filter(|&&d| d > 0).sum();
+            let missing: i64 = -counts.values().filter(|&&d| d < 0).sum::<i64>();
+            assert_eq!(bound, extra.max(missing) as u64, "{a:?} {b:?}");
+            let dist = levenshtein::distance(ta.chars(), tb.chars());
+            assert!(bound as usize <= dist, "{a:?} {b:?}");
+        }
+    }
+
+    /// A text large enough to be scanned in two halves gives the plain
+    /// scan's windows, at every floor (windows straddling the middle, and
+    /// copies of the search in both halves).
+    #[test]
+    fn the_split_scan_is_the_plain_scan() {
+        let mut rng = crate::test_rng::Rng::new(41);
+        let words = ["def", "f(x):", "return", "x", "+", "1", "é", "\t", "self.a"];
+        let text: String = (0..6_000)
+            .map(|i| {
+                let k = 1 + rng.below(6);
+                let line: Vec<&str> = (0..k).map(|_| words[rng.below(words.len())]).collect();
+                format!("{}{} {i}\n", "    ".repeat(rng.below(3)), line.join(" "))
+            })
+            .collect();
+        assert!(text.len() >= SPLIT_BYTES);
+        let file = Lines::new(&text);
+        for at in [0, 1_500, 2_998, 2_999, 3_000, 4_500, 5_990] {
+            let n = 8;
+            let mut search: Vec<String> = (at..at + n).map(|i| file.line(i).to_string()).collect();
+            search[3].push_str(" typo");
+            let search: Vec<&str> = search.iter().map(String::as_str).collect();
+            for floor in [0.5, 0.85, 0.95] {
+                let got = find(&file, &search, floor, later());
+                let want = find_near_plain(&file, &search, floor, later(), 0..usize::MAX);
+                assert_eq!(got, want, "at {at}, floor {floor}");
+                assert!(got.windows.iter().any(|w| w.start == at));
+            }
+        }
+    }
+
+    /// The scan (its filter, the bound carried from window to window,
+    /// the windows normalized one by one) scores exactly the windows the
+    /// plain scan scores, with the same distances: on random files of
+    /// every kind of line (CRLF, tabs, blank lines, chars beyond ASCII),
+    /// searches copied from them with edits or not, every floor, and
+    /// ranges of starts at the file's ends.
+    #[test]
+    fn the_scan_is_the_plain_scan() {
+        let mut rng = crate::test_rng::Rng::new(99);
+        let words = [
+            "def", "f(x):", "return", "x", "+", "1", "é", "→", "\t", "  ", "self.a", "\r", "",
+        ];
+        for round in 0..1_500 {
+            let lines = 1 + rng.below(40);
+            let mut text = String::new();
+            for _ in 0..lines {
+                let k = rng.below(7);
+                let indent = ["", "    ", "\t", "  \t "][rng.below(4)];
+                text.push_str(indent);
+                let line: Vec<&str> = (0..k).map(|_| words[rng.below(words.len())]).collect();
+                text.push_str(&line.join(if rng.below(5) == 0 { "  " } else { " " }));
+                text.push_str(if rng.below(6) == 0 { "\r\n" } else { "\n" });
+            }
+            if rng.below(3) == 0 {
+                text.pop();
+            }
+            let file = Lines::new(&text);
+            if file.is_empty() {
+                continue;
+            }
+            let n = 1 + rng.below(file.len().min(6));
+            let at = rng.below(file.len() - n + 1);
+            let mut search: Vec<String> = (at..at + n)
+                .map(|i| {
+                    if rng.below(4) == 0 {
+                        random_line(&mut rng)
+                    } else {
+                        file.line(i).to_string()
+                    }
+                })
+                .collect();
+            for _ in 0..rng.below(3) {
+                let j = rng.below(n);
+                let w = words[rng.below(words.len())];
+                search[j].push_str(w);
+            }
+            let search: Vec<&str> = search.iter().map(String::as_str).collect();
+            let starts = match round % 4 {
+                0 => 0..usize::MAX,
+                1 => rng.below(file.len())..rng.below(file.len() + 3),
+                2 => 0..rng.below(file.len() + 1),
+                _ => file.len().saturating_sub(rng.below(5))..usize::MAX,
+            };
+            for floor in [0.0, 0.3, 0.5, 0.7, 0.85, 0.9, 0.95, 1.0] {
+                let got = find_near(&file, &search, floor, later(), starts.clone());
+                let want = find_near_plain(&file, &search, floor, later(), starts.clone());
+                assert_eq!(got, want, "floor {floor}, {search:?} in {text:?}");
+            }
+        }
+    }
+
+    /// A scan past its deadline stops at the same window either way.
+    #[test]
+    fn the_scan_times_out_as_the_plain_scan() {
+        let text: String = (0..2_000).map(|i| format!("line {i}\n")).collect();
+        let file = Lines::new(&text);
+        let past = Instant::now() - Duration::from_secs(1);
+        let got = find_near(&file, &["line 7", "line 8"], 0.5, past, 0..usize::MAX);
+        let want = find_near_plain(&file, &["line 7", "line 8"], 0.5, past, 0..usize::MAX);
+        assert!(got.timed_out);
+        assert_eq!(got, want);
     }
 
     fn later() -> Instant {
