@@ -12,7 +12,12 @@
 //! - `edit_tool_after_read`: the same after `read_file` (the snapshot is
 //!   the file as it is: no merge, but the snapshot path).
 //!
-//! The file is written back before every iteration (not timed). W1 is
+//! The file is written back before every iteration (not timed). Each
+//! iteration's session is dropped after its timing, which waits for the
+//! snapshot the session was making of what it wrote (a thread it starts
+//! after answering): otherwise that work would run on into the next
+//! iteration's timing, as no agent's next call (a model's turn later)
+//! would meet it. W1 is
 //! `$BENCH_DATA/W1-exact-10mb` (`../shared/bench/workloads.py`; see
 //! `benches/engine.rs`); without it the benchmark is skipped.
 

@@ -149,6 +149,18 @@ pub const TOOLS: [&str; 7] = [
     "list_roots",
 ];
 
+/// A session that ends waits for the snapshots its last writes were
+/// making (bounded work: joining and hashing what was written), so that no
+/// thread of it outlives it.
+impl Drop for Session {
+    fn drop(&mut self) {
+        let pending = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()));
+        for handle in pending {
+            let _ = handle.join();
+        }
+    }
+}
+
 impl Session {
     /// A session with `config`'s `--root` folders (none: until the client's
     /// roots or the current directory are set with [`Session::set_roots`]).
