@@ -64,40 +64,35 @@ pub fn retry_prompt_as(
     for error in &outcome.errors {
         write_error(&mut out, error);
     }
-    let mut shown: Vec<(usize, usize)> = Vec::new();
-    let mut heading = true;
+    let mut shown: Vec<Shown> = Vec::new();
     for error in &outcome.errors {
-        let own = match voice {
-            Voice::Tool { edits, .. } => error
-                .edit
-                .and_then(|i| edits.get(i.checked_sub(1)?))
-                .map(|text| (error.edit.unwrap_or(0), text)),
-            Voice::Response => None,
+        let Some(what) = Shown::of(error, voice) else {
+            continue;
         };
-        let span = match (own, error.payload_lines) {
-            (Some((index, _)), _) => (index, 0),
-            (None, Some(span)) => span,
-            (None, None) => continue,
-        };
-        if shown.contains(&span) {
+        if shown.contains(&what) {
             continue;
         }
-        if std::mem::take(&mut heading) {
+        if shown.is_empty() {
             out.push_str("\nThe failed edits, as you wrote them:\n");
         }
-        shown.push(span);
-        match (own, voice) {
-            (Some((index, text)), Voice::Tool { tool, edits }) => {
-                write_argument(&mut out, tool, index, edits.len(), text)
-            }
-            (_, Voice::Tool { tool, .. }) => write_block(
+        match (what, voice) {
+            (
+                Shown::Argument {
+                    tool,
+                    index,
+                    of,
+                    text,
+                },
+                _,
+            ) => write_argument(&mut out, tool, index, of, text),
+            (Shown::Lines(span), Voice::Tool { tool, .. }) => write_block(
                 &mut out,
                 error,
                 span,
                 &lines,
                 &format!("lines {}-{} of your `{tool}` call", span.0, span.1),
             ),
-            (_, Voice::Response) => write_block(
+            (Shown::Lines(span), Voice::Response) => write_block(
                 &mut out,
                 error,
                 span,
@@ -105,6 +100,7 @@ pub fn retry_prompt_as(
                 &format!("response lines {}-{}", span.0, span.1),
             ),
         }
+        shown.push(what);
     }
     out.push('\n');
     match voice {
@@ -142,6 +138,36 @@ pub fn retry_prompt_as(
          that make each one match a single place.\n@end retry_context\n",
     );
     Some(out)
+}
+
+/// What the prompt shows of a failed edit: the argument a tool call
+/// passed for it, or the payload lines it was written on.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shown<'a> {
+    /// Edit `index` (1-based) of the `of` edits of a call of `tool`.
+    Argument {
+        tool: &'a str,
+        index: usize,
+        of: usize,
+        text: &'a str,
+    },
+    Lines((usize, usize)),
+}
+
+impl<'a> Shown<'a> {
+    fn of(error: &EditError, voice: &'a Voice) -> Option<Shown<'a>> {
+        if let (Voice::Tool { tool, edits }, Some(index)) = (voice, error.edit) {
+            if let Some(text) = index.checked_sub(1).and_then(|i| edits.get(i)) {
+                return Some(Shown::Argument {
+                    tool,
+                    index,
+                    of: edits.len(),
+                    text,
+                });
+            }
+        }
+        error.payload_lines.map(Shown::Lines)
+    }
 }
 
 fn write_error(out: &mut String, error: &EditError) {
@@ -197,8 +223,8 @@ fn write_block(
 }
 
 /// A tool call's failed edit, as the arguments the agent passed.
-fn write_argument(out: &mut String, tool: &str, index: usize, edits: usize, text: &str) {
-    let whose = if edits > 1 {
+fn write_argument(out: &mut String, tool: &str, index: usize, of: usize, text: &str) {
+    let whose = if of > 1 {
         format!("`edits[{}]` of your `{tool}` call", index - 1)
     } else {
         format!("your `{tool}` call")

@@ -17,4 +17,9 @@ impl Rng {
         self.0 ^= self.0 << 17;
         (self.0 % n as u64) as usize
     }
+
+    /// One item of `pool` (not empty).
+    pub fn pick<'a, T>(&mut self, pool: &'a [T]) -> &'a T {
+        &pool[self.below(pool.len())]
+    }
 }

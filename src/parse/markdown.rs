@@ -401,9 +401,7 @@ mod tests {
         let mut rng = crate::test_rng::Rng::new(11);
         for _ in 0..300 {
             let n = rng.below(14);
-            let lines: Vec<String> = (0..n)
-                .map(|_| pieces[rng.below(pieces.len())].to_string())
-                .collect();
+            let lines: Vec<String> = (0..n).map(|_| rng.pick(&pieces).to_string()).collect();
             let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
             let want: Vec<bool> = (0..lines.len())
                 .map(|i| open_fence_at(&lines, i).is_none() && fence(lines[i]).is_some())
@@ -472,9 +470,7 @@ mod tests {
         let mut rng = crate::test_rng::Rng::new(23);
         for _ in 0..400 {
             let n = rng.below(6);
-            let mut lines: Vec<String> = (0..n)
-                .map(|_| pieces[rng.below(pieces.len())].to_string())
-                .collect();
+            let mut lines: Vec<String> = (0..n).map(|_| rng.pick(&pieces).to_string()).collect();
             lines.push("<<<<<<< SEARCH".to_string());
             let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
             let scan = Scan::with_lines(lines.clone());

@@ -388,7 +388,7 @@ mod tests {
         for trial in 0..6 {
             let mut text = String::new();
             while text.len() < SIDE_BY_SIDE_BYTES + 3000 * trial {
-                text.push_str(pool[rng.below(pool.len())]);
+                text.push_str(rng.pick::<&str>(&pool));
                 text.push_str(if rng.below(3) == 0 { "\r\n" } else { "\n" });
             }
             if trial % 2 == 1 {

@@ -354,7 +354,7 @@ mod tests {
         let mut rng = crate::test_rng::Rng::new(3);
         for _ in 0..300 {
             let n = 1 + rng.below(6);
-            let text: Vec<&str> = (0..n).map(|_| lines[rng.below(lines.len())]).collect();
+            let text: Vec<&str> = (0..n).map(|_| *rng.pick(&lines)).collect();
             let scan = Scan::with_lines(text.clone());
             for (i, &line) in text.iter().enumerate() {
                 let trimmed = line.trim_start();

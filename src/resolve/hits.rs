@@ -401,6 +401,22 @@ fn floor_char_boundary(s: &str, at: usize) -> usize {
 mod tests {
     use super::*;
 
+    /// The starts of the lines of `text` that read as `needle`'s first
+    /// line (a `\r` before a line's `\n` not counted), by a plain walk.
+    fn first_line_places(text: &str, needle: &str) -> Vec<usize> {
+        let first = needle.split('\n').next().unwrap();
+        let first = first.strip_suffix('\r').unwrap_or(first);
+        let mut at = 0;
+        let mut places = Vec::new();
+        for line in text.split('\n') {
+            if line.strip_suffix('\r').unwrap_or(line) == first {
+                places.push(at);
+            }
+            at += line.len() + 1;
+        }
+        places
+    }
+
     fn needle(edit: usize, text: &str, unit: MatchUnit) -> Needle {
         Needle {
             edit,
@@ -433,7 +449,7 @@ mod tests {
                 let line = match (rng.below(1200), rng.below(5000)) {
                     (0, _) => "rare",
                     (_, 0) => "rarer",
-                    _ => lines[rng.below(lines.len())],
+                    _ => *rng.pick(&lines),
                 };
                 text.push_str(line);
                 text.push('\n');
@@ -497,7 +513,7 @@ mod tests {
         for trial in 0..200 {
             let eol = if trial % 3 == 0 { "\r\n" } else { "\n" };
             let n = 1 + rng.below(40);
-            let lines: Vec<&str> = (0..n).map(|_| pool[rng.below(pool.len())]).collect();
+            let lines: Vec<&str> = (0..n).map(|_| *rng.pick(&pool)).collect();
             let mut text = lines.join(eol);
             if rng.below(2) == 0 {
                 text.push_str(eol);
@@ -522,17 +538,12 @@ mod tests {
                     .collect();
                 assert_eq!(got.full, want, "{:?} in {text:?}", n.text);
                 if let Some(places) = got.first_line {
-                    let first = n.text.split('\n').next().unwrap();
-                    let first = first.strip_suffix('\r').unwrap_or(first);
-                    let mut at = 0;
-                    let mut want = Vec::new();
-                    for line in text.split('\n') {
-                        if line.strip_suffix('\r').unwrap_or(line) == first {
-                            want.push(at);
-                        }
-                        at += line.len() + 1;
-                    }
-                    assert_eq!(places, want, "{:?} in {text:?}", n.text);
+                    assert_eq!(
+                        places,
+                        first_line_places(&text, &n.text),
+                        "{:?} in {text:?}",
+                        n.text
+                    );
                 }
             }
         }
@@ -609,17 +620,12 @@ mod tests {
                             assert!(!n.text.contains('\n'), "{:?}", n.text);
                             continue;
                         };
-                        let first = n.text.split('\n').next().unwrap();
-                        let first = first.strip_suffix('\r').unwrap_or(first);
-                        let mut at = 0;
-                        let mut want = Vec::new();
-                        for line in text.split('\n') {
-                            if line.strip_suffix('\r').unwrap_or(line) == first {
-                                want.push(at);
-                            }
-                            at += line.len() + 1;
-                        }
-                        assert_eq!(places, want, "{:?} in {text:?}", n.text);
+                        assert_eq!(
+                            places,
+                            first_line_places(&text, &n.text),
+                            "{:?} in {text:?}",
+                            n.text
+                        );
                     }
                 }
             }

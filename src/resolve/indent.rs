@@ -478,11 +478,7 @@ mod tests {
             "\t", "  ", "    ", " ", "x", "é", "\u{a0}", "\r", "\n", "\n", "\n",
         ];
         let mut texts: Vec<String> = (0..2_000)
-            .map(|_| {
-                (0..rng.below(60))
-                    .map(|_| pieces[rng.below(pieces.len())])
-                    .collect()
-            })
+            .map(|_| (0..rng.below(60)).map(|_| *rng.pick(&pieces)).collect())
             .collect();
         // Past the sample: the cut inside a line, on a line start, and
         // inside a multi-byte char.

@@ -1824,7 +1824,7 @@ mod tests {
         let parts = ["a", "  b", "", "\n", "\n\n", "x y", "é"];
         for _ in 0..5000 {
             let n = rng.below(6);
-            let text: String = (0..n).map(|_| parts[rng.below(parts.len())]).collect();
+            let text: String = (0..n).map(|_| *rng.pick(&parts)).collect();
             let joined: String = split_lines(&text, MatchUnit::Lines)
                 .iter()
                 .map(|l| format!("{l}\n"))

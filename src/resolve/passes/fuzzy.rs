@@ -153,6 +153,15 @@ const BYTE_BUCKET: [u8; 128] = {
     t
 };
 
+/// The bucket of a char that is not whitespace.
+fn char_bucket(c: char) -> usize {
+    if c.is_ascii() {
+        usize::from(BYTE_BUCKET[c as usize])
+    } else {
+        OTHER
+    }
+}
+
 /// The counts of a window's (or the search's) normalized text, without
 /// its newlines (both have one fewer than lines), bucketed: each char
 /// not whitespace in its bucket, and the spaces words are parted by.
@@ -227,12 +236,7 @@ impl Bag {
                     after_space = true;
                     continue;
                 }
-                let k = if c.is_ascii() {
-                    usize::from(BYTE_BUCKET[c as usize])
-                } else {
-                    OTHER
-                };
-                self.step::<ADD>(k);
+                self.step::<ADD>(char_bucket(c));
                 words += u32::from(after_space);
                 after_space = false;
                 chars += 1;
@@ -253,11 +257,7 @@ impl Bag {
         } else {
             for c in line.chars() {
                 if !c.is_whitespace() {
-                    self.step::<false>(if c.is_ascii() {
-                        usize::from(BYTE_BUCKET[c as usize])
-                    } else {
-                        OTHER
-                    });
+                    self.step::<false>(char_bucket(c));
                 }
             }
         }
@@ -720,7 +720,7 @@ mod tests {
         ];
         for _ in 0..20_000 {
             let n = rng.below(8);
-            let line: String = (0..n).map(|_| parts[rng.below(parts.len())]).collect();
+            let line: String = (0..n).map(|_| *rng.pick(&parts)).collect();
             let want = line.split_whitespace().collect::<Vec<_>>().join(" ");
             let mut text = String::from("prefix\n");
             push_normalized(&mut text, &line);
@@ -765,7 +765,7 @@ mod tests {
             "\u{1c}",
         ];
         let n = rng.below(9);
-        (0..n).map(|_| parts[rng.below(parts.len())]).collect()
+        (0..n).map(|_| *rng.pick(&parts)).collect()
     }
 
     fn empty_bag() -> Bag {
@@ -865,7 +865,7 @@ mod tests {
         let text: String = (0..6_000)
             .map(|i| {
                 let k = 1 + rng.below(6);
-                let line: Vec<&str> = (0..k).map(|_| words[rng.below(words.len())]).collect();
+                let line: Vec<&str> = (0..k).map(|_| *rng.pick(&words)).collect();
                 format!("{}{} {i}\n", "    ".repeat(rng.below(3)), line.join(" "))
             })
             .collect();
@@ -904,7 +904,7 @@ mod tests {
                 let k = rng.below(7);
                 let indent = ["", "    ", "\t", "  \t "][rng.below(4)];
                 text.push_str(indent);
-                let line: Vec<&str> = (0..k).map(|_| words[rng.below(words.len())]).collect();
+                let line: Vec<&str> = (0..k).map(|_| *rng.pick(&words)).collect();
                 text.push_str(&line.join(if rng.below(5) == 0 { "  " } else { " " }));
                 text.push_str(if rng.below(6) == 0 { "\r\n" } else { "\n" });
             }
@@ -928,7 +928,7 @@ mod tests {
                 .collect();
             for _ in 0..rng.below(3) {
                 let j = rng.below(n);
-                let w = words[rng.below(words.len())];
+                let w = *rng.pick(&words);
                 search[j].push_str(w);
             }
             let search: Vec<&str> = search.iter().map(String::as_str).collect();

@@ -494,7 +494,7 @@ mod tests {
                 let s = rng.below(as_read.len());
                 as_read[s..(s + n).min(as_read.len())].to_vec()
             } else {
-                (0..n).map(|_| STOCK[rng.below(STOCK.len())]).collect()
+                (0..n).map(|_| *rng.pick(&STOCK)).collect()
             };
             // Scanned (a text searched once per pass) and indexed (a text
             // searched again and again).
