@@ -291,11 +291,111 @@ fn syntax_share(c: &mut Criterion, data: &Path) {
     group.finish();
 }
 
+/// One file's blocks for [`no_check_applier`]: its text and each block's
+/// search and replacement, in payload order.
+type FileBlocks<'a> = (&'a str, Vec<(&'a str, &'a str)>);
+
+/// The method of the fastest other appliers (`../shared/bench/README.md`:
+/// "a single `indexOf` pass per block, no uniqueness check"), rendered in
+/// Rust and given every advantage, so that they can be timed beside ours
+/// on the same machine in the same run: the blocks come already split per
+/// file (parsed outside the timing), each is found with one substring search
+/// from where the previous block of its file ended (`memchr::memmem`, SIMD) (from the file's start
+/// when not found there), and the result is the list of replaced ranges,
+/// not joined into a text (ours is not joined either: the writer writes
+/// the pieces). It checks nothing: a block found at its first occurrence
+/// is taken there. `None` when a block is not found.
+fn no_check_applier(files: &[FileBlocks]) -> Option<Vec<Vec<(std::ops::Range<usize>, usize)>>> {
+    files
+        .iter()
+        .map(|(text, blocks)| {
+            let mut at = 0;
+            let mut out = Vec::with_capacity(blocks.len());
+            for (i, (search, _)) in blocks.iter().enumerate() {
+                let find = |from: usize| {
+                    memchr::memmem::find(&text.as_bytes()[from..], search.as_bytes())
+                        .map(|p| from + p)
+                };
+                let start = find(at).or_else(|| find(0))?;
+                at = start + search.len();
+                out.push((start..at, i));
+            }
+            Some(out)
+        })
+        .collect()
+}
+
+/// The no-check applier's result for one file, joined (to check it
+/// against `after/` once, outside the timing).
+fn joined(
+    text: &str,
+    blocks: &[(&str, &str)],
+    ranges: &[(std::ops::Range<usize>, usize)],
+) -> String {
+    let mut sorted = ranges.to_vec();
+    sorted.sort_by_key(|(r, _)| r.start);
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (r, i) in sorted {
+        out.push_str(&text[at..r.start]);
+        out.push_str(blocks[i].1);
+        at = r.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// `peer/*`: the no-check applier on the workloads whose blocks are plain
+/// SEARCH/REPLACE (W1, W2, W4, W5; W3's typos need a fuzzy applier), beside
+/// `apply/*` in the same run. Its result is checked against `after/` once
+/// and the check printed; it is timed either way.
+fn peer(c: &mut Criterion, data: &Path) {
+    let mut group = c.benchmark_group("peer");
+    group.sample_size(10);
+    for name in WORKLOADS.iter().filter(|n| !n.starts_with("W3")) {
+        let w = Workload::load(&data.join(name));
+        let parsed = parse::parse(&w.payload, None);
+        let mut by_path: BTreeMap<&str, Vec<(&str, &str)>> = BTreeMap::new();
+        for e in &parsed.batch.edits {
+            let EditOp::Replace(r) = &e.op else {
+                panic!("{name}: the no-check applier takes only SEARCH/REPLACE blocks")
+            };
+            by_path
+                .entry(e.path.as_str())
+                .or_default()
+                .push((r.search.as_str(), r.replace.as_str()));
+        }
+        let paths: Vec<&str> = by_path.keys().copied().collect();
+        let files: Vec<FileBlocks> = by_path
+            .into_iter()
+            .map(|(path, blocks)| {
+                let key = WorkspacePath::new(&w.files.root, path).expect("a path");
+                (w.files.files[&key].text.as_str(), blocks)
+            })
+            .collect();
+        let right = no_check_applier(&files).is_some_and(|ranges| {
+            paths
+                .iter()
+                .zip(&files)
+                .zip(&ranges)
+                .all(|((path, (text, blocks)), r)| {
+                    let want = std::fs::read_to_string(data.join(name).join("after").join(path));
+                    want.ok().as_deref() == Some(joined(text, blocks, r).as_str())
+                })
+        });
+        let id = name.split('-').next().unwrap_or(name);
+        eprintln!("peer/{id}: the no-check applier's result equals after/: {right}");
+        group.bench_function(id, |b| b.iter(|| no_check_applier(&files)));
+    }
+    group.finish();
+}
+
 fn engine_benches(c: &mut Criterion) {
     let Some(data) = bench_data() else { return };
     targets(c, &data);
     workloads(c, &data);
     apply(c, &data);
+    peer(c, &data);
     syntax_share(c, &data);
 }
 
