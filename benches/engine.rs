@@ -295,6 +295,10 @@ fn syntax_share(c: &mut Criterion, data: &Path) {
 /// search and replacement, in payload order.
 type FileBlocks<'a> = (&'a str, Vec<(&'a str, &'a str)>);
 
+/// Where the no-check applier put a file's blocks: each block's range in
+/// the file and its index among the file's blocks.
+type Placed = Vec<(std::ops::Range<usize>, usize)>;
+
 /// The method of the fastest other appliers (`../shared/bench/README.md`:
 /// "a single `indexOf` pass per block, no uniqueness check"), rendered in
 /// Rust and given every advantage, so that they can be timed beside ours
@@ -305,7 +309,7 @@ type FileBlocks<'a> = (&'a str, Vec<(&'a str, &'a str)>);
 /// not joined into a text (ours is not joined either: the writer writes
 /// the pieces). It checks nothing: a block found at its first occurrence
 /// is taken there. `None` when a block is not found.
-fn no_check_applier(files: &[FileBlocks]) -> Option<Vec<Vec<(std::ops::Range<usize>, usize)>>> {
+fn no_check_applier(files: &[FileBlocks]) -> Option<Vec<Placed>> {
     files
         .iter()
         .map(|(text, blocks)| {
