@@ -192,19 +192,6 @@ pub fn unified_diff(change: &FileChange) -> String {
 /// Lines of context around each change in diffs.
 const DIFF_CONTEXT: usize = 3;
 
-/// How many `\n` bytes `bytes` holds (counted 255 bytes at a time into a
-/// byte, which compilers turn into wide compares).
-fn count_newlines(bytes: &[u8]) -> usize {
-    bytes
-        .chunks(255)
-        .map(|chunk| {
-            chunk
-                .iter()
-                .fold(0u8, |n, &c| n.wrapping_add(u8::from(c == b'\n'))) as usize
-        })
-        .sum()
-}
-
 /// The unified diff of `before` → after (`after_len` bytes) made of one
 /// diff per cluster of `edits` (sorted, apart, taking `before` to after):
 /// the lines each
@@ -228,7 +215,7 @@ fn edit_windows_diff(
         if at < counted_to {
             (counted_to, counted) = (0, 0);
         }
-        counted += count_newlines(&b[counted_to..at]);
+        counted += crate::text::lines::count_newlines(&b[counted_to..at]);
         counted_to = at;
         // A last newline ends the last line: it starts none.
         if at == b.len() && before.ends_with('\n') {

@@ -146,7 +146,8 @@ pub fn rope_offset(rope: &Rope, pos: LineCol, enc: PositionEncoding) -> usize {
 }
 
 /// The position of byte `offset` in `rope` (clamped to the end; an offset
-/// inside a character counts from that character's start).
+/// inside a character counts from that character's start), as
+/// [`LineStarts::position`] gives it, in O(log n).
 pub fn rope_position(rope: &Rope, offset: usize, enc: PositionEncoding) -> LineCol {
     let offset = offset.min(rope.len_bytes());
     let line = rope.byte_to_line(offset);
@@ -280,7 +281,7 @@ impl<'t> ForwardPositions<'t> {
         if memchr::memchr(b'\r', walked).is_none() {
             // Only `\n` breaks (the common case): counted, not visited one
             // by one.
-            let breaks = walked.iter().filter(|&&b| b == b'\n').count();
+            let breaks = crate::text::lines::count_newlines(walked);
             if let Some(last) = memchr::memrchr(b'\n', walked) {
                 self.line += breaks;
                 self.line_start = at + last + 1;
@@ -372,16 +373,40 @@ mod tests {
         let texts = [TEXT, "", "\r\n\r\n", "a\rb\r\n\nc", "x\r", "é\n😀\r\nz"];
         for text in texts {
             let lines = LineStarts::new(text);
+            let rope = Rope::from_str(text);
             for enc in [Utf8, Utf16, Utf32] {
-                // Ascending offsets (one walk) and each offset alone.
+                // Ascending offsets (one walk) and each offset alone; the
+                // rope's index, each offset alone.
                 let mut walk = ForwardPositions::new(text);
                 for offset in 0..=text.len() + 1 {
                     let want = lines.position(text, offset, enc);
                     assert_eq!(walk.position(offset, enc), want, "{text:?} {offset}");
                     assert_eq!(ForwardPositions::new(text).position(offset, enc), want);
+                    assert_eq!(rope_position(&rope, offset, enc), want, "{text:?} {offset}");
                 }
                 // Going back starts again.
                 assert_eq!(walk.position(0, enc), LineCol::new(0, 0));
+            }
+        }
+    }
+
+    #[test]
+    fn rope_positions_agree_with_the_line_index_on_random_texts() {
+        let mut rng = crate::test_rng::Rng::new(5);
+        let pieces = [
+            "a", "bc ", "\n", "\r", "\r\n", "é", "中", "😀", "\u{2028}", "\u{85}",
+        ];
+        for round in 0..40 {
+            // Long enough for ropes of several chunks (CRLFs at their edges).
+            let len = if round % 4 == 0 { 6000 } else { rng.below(120) };
+            let text: String = (0..len).map(|_| pieces[rng.below(pieces.len())]).collect();
+            let lines = LineStarts::new(&text);
+            let rope = Rope::from_str(&text);
+            for enc in [Utf8, Utf16, Utf32] {
+                for offset in 0..=text.len() + 1 {
+                    let want = lines.position(&text, offset, enc);
+                    assert_eq!(rope_position(&rope, offset, enc), want, "{text:?} {offset}");
+                }
             }
         }
     }

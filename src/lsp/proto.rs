@@ -21,7 +21,9 @@ use tower_lsp_server::ls_types::{
 use crate::engine::{FileChange, FileStatus};
 use crate::error::{EditError, ErrorKind, LineRange};
 use crate::lsp::documents::{ContentChange, Documents};
-use crate::lsp::position::{ForwardPositions, LineCol, LineStarts, PositionEncoding};
+use crate::lsp::position::{
+    rope_position, ForwardPositions, LineCol, LineStarts, PositionEncoding,
+};
 use crate::model::EditBatch;
 use crate::workspace::WorkspacePath;
 
@@ -243,7 +245,7 @@ pub fn workspace_edit(
         let mut map = HashMap::new();
         for change in changes {
             let uri = uri_or_err(ctx, &change.path)?;
-            let edits = text_edits(change, ctx.features.encoding);
+            let edits = text_edits(change, ctx);
             map.insert(uri, edits);
         }
         edit.changes = Some(map);
@@ -369,7 +371,7 @@ fn push_operations(
             let from = change.from.as_ref().unwrap_or(&change.path);
             let old_uri = uri_or_err(ctx, from)?;
             if !change.edits.is_empty() {
-                let edits = text_edits(change, ctx.features.encoding);
+                let edits = text_edits(change, ctx);
                 let version = change.before.as_ref().and_then(|b| b.version);
                 ops.push(document_edit(
                     old_uri.clone(),
@@ -388,7 +390,7 @@ fn push_operations(
             )));
         }
         FileStatus::Modified | FileStatus::Merged => {
-            let edits = text_edits(change, ctx.features.encoding);
+            let edits = text_edits(change, ctx);
             let version = change.before.as_ref().and_then(|b| b.version);
             ops.push(document_edit(uri, version, edits, annotation));
         }
@@ -419,18 +421,26 @@ fn document_edit(
 }
 
 /// The minimal edits of a change as protocol text edits.
-fn text_edits(change: &FileChange, encoding: PositionEncoding) -> Vec<TextEdit> {
+fn text_edits(change: &FileChange, ctx: &EditContext<'_>) -> Vec<TextEdit> {
+    let encoding = ctx.features.encoding;
+    let edit = |start, end, text: &String| TextEdit::new(Range::new(start, end), text.clone());
+    let edits = change.edits.as_slice().iter();
+    // The text came from an open buffer that has not changed since: its
+    // rope indexes the lines, O(log n) per position.
+    if let Some(rope) = change.before.as_ref().and_then(|b| ctx.docs.rope_of(b)) {
+        let at = |offset| position(rope_position(&rope, offset, encoding));
+        return edits
+            .map(|e| edit(at(e.range.start), at(e.range.end), &e.text))
+            .collect();
+    }
     let before = change.before.as_ref().map_or("", |b| b.text.as_str());
     // The edits are sorted: one walk over the text gives their positions.
     let mut positions = ForwardPositions::new(before);
-    change
-        .edits
-        .as_slice()
-        .iter()
+    edits
         .map(|e| {
             let start = position(positions.position(e.range.start, encoding));
             let end = position(positions.position(e.range.end, encoding));
-            TextEdit::new(Range::new(start, end), e.text.clone())
+            edit(start, end, &e.text)
         })
         .collect()
 }

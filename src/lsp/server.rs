@@ -41,7 +41,7 @@ use crate::lsp::link;
 use crate::lsp::locks::FileLocks;
 use crate::lsp::proto::{self, ClientFeatures, EditContext};
 use crate::lsp::settings::Settings;
-use crate::lsp::source::{self, stale_files, BufferFiles, Stamp};
+use crate::lsp::source::{stale_files, BufferFiles, Stamp};
 use crate::lsp::ServeConfig;
 use crate::parse;
 use crate::retry::retry_prompt;
@@ -274,7 +274,7 @@ impl Backend {
                 })?
                 .with_snapshot(task_snapshot);
             let outcome = run_engine(&task_payload, &options, &files, only.as_deref());
-            let stamps = source::stamps(&outcome.files);
+            let stamps = files.stamps(&outcome.files);
             Ok::<_, Error>((outcome, files, stamps))
         })
         .await
@@ -682,11 +682,7 @@ impl Backend {
         let Some(written) = self.inner.syntax_written.get(uri).map(|h| *h) else {
             return;
         };
-        let now = self.inner.docs.get(uri).map(|d| {
-            let mut h = xxhash_rust::xxh3::Xxh3::new();
-            d.rope.chunks().for_each(|c| h.update(c.as_bytes()));
-            h.digest()
-        });
+        let now = self.inner.docs.get(uri).map(|d| d.hash());
         if now == Some(written) {
             return;
         }

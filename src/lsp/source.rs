@@ -16,16 +16,18 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::context::Snapshot;
 use crate::engine::FileChange;
-use crate::lsp::documents::Documents;
-use crate::text::encoding::Encoding;
+use crate::lsp::documents::{Document, Documents};
 use crate::workspace::{DiskFiles, FileSource, LoadError, SourceText, WorkspacePath};
-use xxhash_rust::xxh3::{xxh3_64, Xxh3};
+use xxhash_rust::xxh3::xxh3_64;
 
 /// Open buffers over the files on disk, for one request.
 pub struct BufferFiles {
     disk: DiskFiles,
     docs: Arc<Documents>,
     loaded: Mutex<HashMap<WorkspacePath, Option<Arc<SourceText>>>>,
+    /// The open buffers read, whose text hashes [`BufferFiles::stamps`]
+    /// takes from the documents instead of hashing the texts again.
+    buffers: Mutex<Vec<Document>>,
     snapshot: Option<Arc<Snapshot>>,
 }
 
@@ -41,6 +43,7 @@ impl BufferFiles {
             disk: DiskFiles::new(root)?,
             docs,
             loaded: Mutex::new(HashMap::new()),
+            buffers: Mutex::new(Vec::new()),
             snapshot: None,
         })
     }
@@ -70,14 +73,25 @@ impl BufferFiles {
     fn read(&self, path: &WorkspacePath) -> Result<Option<Arc<SourceText>>, LoadError> {
         self.disk.check_inside(path)?;
         if let Some((_, doc)) = self.docs.find_by_path(&self.absolute(path)) {
-            return Ok(Some(Arc::new(SourceText {
-                text: String::from(&doc.rope),
-                encoding: Encoding::Utf8,
-                version: Some(doc.version),
-                stamp: None,
-            })));
+            let text = doc.text();
+            self.buffers
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(doc);
+            return Ok(Some(text));
         }
         self.disk.read(path).map(|t| t.map(Arc::new))
+    }
+}
+
+impl BufferFiles {
+    /// [`stamps`] of a plan made over these files: a buffer's hash comes
+    /// from its document, kept while it does not change.
+    pub fn stamps(&self, changes: &[FileChange]) -> Vec<(WorkspacePath, Stamp)> {
+        let buffers = self.buffers.lock().unwrap_or_else(PoisonError::into_inner);
+        stamps_with(changes, |text| {
+            buffers.iter().find(|d| d.is_text(text)).map(Document::hash)
+        })
     }
 }
 
@@ -118,6 +132,15 @@ pub struct Stamp {
 /// The stamps of the files a plan changes, taken from the very texts it
 /// was computed on.
 pub fn stamps(changes: &[FileChange]) -> Vec<(WorkspacePath, Stamp)> {
+    stamps_with(changes, |_| None)
+}
+
+/// [`stamps`], with the hash of a text `known` knows (the same value,
+/// computed once per buffer state).
+fn stamps_with(
+    changes: &[FileChange],
+    known: impl Fn(&Arc<SourceText>) -> Option<u64>,
+) -> Vec<(WorkspacePath, Stamp)> {
     changes
         .iter()
         .map(|change| {
@@ -125,7 +148,7 @@ pub fn stamps(changes: &[FileChange]) -> Vec<(WorkspacePath, Stamp)> {
             let stamp = match &change.before {
                 Some(before) => Stamp {
                     version: before.version,
-                    hash: Some(xxh3_64(before.text.as_bytes())),
+                    hash: Some(known(before).unwrap_or_else(|| xxh3_64(before.text.as_bytes()))),
                 },
                 None => Stamp {
                     version: None,
@@ -159,12 +182,7 @@ pub fn stale_files(
 fn is_current(planned: Stamp, path: &WorkspacePath, disk: &DiskFiles, docs: &Documents) -> bool {
     match docs.find_by_path(&path.under(disk.root())) {
         Some((_, doc)) => {
-            let mut hasher = Xxh3::new();
-            for chunk in doc.rope.chunks() {
-                hasher.update(chunk.as_bytes());
-            }
-            planned.hash == Some(hasher.digest())
-                && planned.version.is_none_or(|v| v == doc.version)
+            planned.hash == Some(doc.hash()) && planned.version.is_none_or(|v| v == doc.version)
         }
         None => {
             let on_disk = disk_text(disk, path).map(|text| xxh3_64(text.as_bytes()));
@@ -183,6 +201,7 @@ mod tests {
     use crate::engine::FileStatus;
     use crate::lsp::documents::ContentChange;
     use crate::plan::TextEdits;
+    use crate::text::encoding::Encoding;
 
     fn change(path: &str, before: SourceText) -> FileChange {
         FileChange {

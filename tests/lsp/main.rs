@@ -262,6 +262,32 @@ async fn preview_ranges_follow_the_negotiated_encoding() {
     }
 }
 
+/// The same ranges when the file is an open buffer (CRLF, an emoji): its
+/// rope gives them, not a walk over the text.
+#[tokio::test]
+async fn preview_ranges_on_an_open_buffer_follow_the_negotiated_encoding() {
+    for (encoding, start, end) in [("utf-8", 30, 41), ("utf-16", 30, 38), ("utf-32", 30, 37)] {
+        let client = server()
+            .file("src/lib.rs", "on disk\n")
+            .encodings(&[encoding])
+            .start()
+            .await;
+        client.open("src/lib.rs", LIB_RS).await;
+        for _ in 0..2 {
+            // Twice: the second run reads the text kept from the first.
+            let result = client
+                .command("llm-edit.preview", json!({"payload": json_payload()}))
+                .await
+                .unwrap();
+            let edit = &result["edit"]["documentChanges"][0]["edits"][0];
+            let range = json!({"start": {"line": 1, "character": start},
+                               "end": {"line": 1, "character": end}});
+            assert_eq!(edit["range"], range, "{encoding}");
+            assert_eq!(edit["newText"], "hello 🌍");
+        }
+    }
+}
+
 /// engine: search/replace on an open buffer with unsaved CJK text: the edit
 /// carries the buffer's version and an annotation.
 #[tokio::test]
