@@ -134,17 +134,18 @@ mod sse2 {
     }
 }
 
-/// `text.lines()` collected, split with `memchr`: each line without its
-/// `\n` and one `\r` before it; no empty last line after a final `\n`.
+/// `text.lines()` collected, split with [`for_each_newline`]: each line
+/// without its `\n` and one `\r` before it; no empty last line after a
+/// final `\n`.
 pub fn split(text: &str) -> Vec<&str> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len() / 32 + 1);
     let mut start = 0;
-    for end in memchr::memchr_iter(b'\n', bytes) {
+    for_each_newline(bytes, |end| {
         let line = &text[start..end];
         out.push(line.strip_suffix('\r').unwrap_or(line));
         start = end + 1;
-    }
+    });
     if start < text.len() {
         // The last line keeps a `\r` no `\n` follows, as `lines()` does.
         out.push(&text[start..]);
@@ -231,6 +232,16 @@ mod tests {
                 let want: Vec<usize> = want.iter().copied().filter(|&i| i >= from).collect();
                 assert_eq!(got, want, "{bytes:?} from {from}");
             }
+        }
+    }
+
+    #[test]
+    fn split_is_lines_on_random_texts() {
+        let mut rng = crate::test_rng::Rng::new(5);
+        let parts = ["\n", "\r\n", "\r", "a", "bc", " ", "é", "\n\n", "x\ty"];
+        for _ in 0..3_000 {
+            let text: String = (0..rng.below(40)).map(|_| *rng.pick(&parts)).collect();
+            assert_eq!(split(&text), text.lines().collect::<Vec<_>>(), "{text:?}");
         }
     }
 
