@@ -13,8 +13,8 @@ use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::sync::Arc;
 
+use crate::text::lines::for_each_newline;
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
-use memchr::memchr_iter;
 
 use super::doc::{self, OrigHits};
 use crate::model::MatchUnit;
@@ -300,9 +300,7 @@ fn scan_lines(
         .map(|n| n.text.contains('\n').then(Vec::new))
         .collect();
     let mut start = range.start;
-    let ends = memchr_iter(b'\n', &bytes[range.clone()]).map(|e| range.start + e);
-    let tail = last.then_some(range.end);
-    for end in ends.chain(tail) {
+    let mut line_to = |end: usize| {
         let line = key(&bytes[start..end]);
         if let Some(ks) = firsts.candidates(line) {
             for &k in ks {
@@ -324,6 +322,12 @@ fn scan_lines(
             }
         }
         start = end + 1;
+    };
+    // The line ends 32 bytes at a time (`memchr_iter` pays a call per
+    // line of code).
+    for_each_newline(&bytes[range.clone()], |e| line_to(range.start + e));
+    if last {
+        line_to(range.end);
     }
     (hits, first_lines)
 }

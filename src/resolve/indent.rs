@@ -98,9 +98,17 @@ impl Tally {
     /// trimmed) not at all, else its first indentation character and its
     /// step from the line before ([`step`], on bytes).
     fn line(&mut self, line: &[u8]) {
-        // The indentation: spaces (eight at a time) and tabs.
+        // The indentation: spaces eight at a time (in the first eight
+        // bytes that are not all spaces, the spaces before the first
+        // other byte), then spaces and tabs.
+        const SPACES: u64 = u64::from_le_bytes(*b"        ");
         let mut n = 0;
-        while line.len() >= n + 8 && line[n..n + 8] == *b"        " {
+        while let Some(eight) = line.get(n..n + 8) {
+            let other = u64::from_le_bytes(eight.try_into().expect("eight bytes")) ^ SPACES;
+            if other != 0 {
+                n += (other.trailing_zeros() / 8) as usize;
+                break;
+            }
             n += 8;
         }
         let mut has_tab = false;
@@ -467,6 +475,54 @@ mod tests {
                 Style::infer(t),
                 Style::infer_lines(t.lines()).unwrap_or(Style::Spaces(4)),
                 "{t:?}"
+            );
+        }
+    }
+
+    /// `Tally::line` (leading spaces eight at a time) counts as its
+    /// definition does, byte by byte, on lines of every indentation.
+    #[test]
+    fn a_line_is_tallied_as_its_bytes_say() {
+        fn line_plain(t: &mut Tally, line: &[u8]) {
+            let n = line
+                .iter()
+                .take_while(|&&b| b == b' ' || b == b'\t')
+                .count();
+            let has_tab = line[..n].contains(&b'\t');
+            let blank = std::str::from_utf8(line).is_ok_and(|l| l.trim().is_empty())
+                || line[n..].is_empty();
+            if blank {
+                return;
+            }
+            if line[0] == b'\t' {
+                t.tabs += 1;
+            } else if line.starts_with(b"  ") {
+                t.spaces += 1;
+            }
+            if has_tab {
+                t.prev = None;
+                return;
+            }
+            if let Some(p) = t.prev {
+                if n > p && n - p <= 8 {
+                    t.steps[n - p] += 1;
+                }
+            }
+            t.prev = Some(n);
+        }
+        let mut rng = crate::test_rng::Rng::new(17);
+        let pieces = [
+            " ", "  ", "    ", "        ", "\t", "x", "é", "\u{a0}", "\r", "\x0b", "y z",
+        ];
+        let (mut fast, mut plain) = (Tally::default(), Tally::default());
+        for _ in 0..20_000 {
+            let line: String = (0..rng.below(12)).map(|_| *rng.pick(&pieces)).collect();
+            fast.line(line.as_bytes());
+            line_plain(&mut plain, line.as_bytes());
+            assert_eq!(
+                (fast.tabs, fast.spaces, fast.steps, fast.prev),
+                (plain.tabs, plain.spaces, plain.steps, plain.prev),
+                "{line:?}"
             );
         }
     }

@@ -299,17 +299,22 @@ impl Bag {
 }
 
 /// The normalized search as chars.
+#[cfg(test)]
 fn normalized_search(search: &[&str]) -> Vec<char> {
     normalized_text(search).chars().collect()
 }
 
-/// The normalized search, lines joined by `\n`.
+/// The normalized search, lines joined by `\n` (each line as
+/// [`normalize_line`] makes it, pushed in place: `push_normalized`).
 fn normalized_text(search: &[&str]) -> String {
-    search
-        .iter()
-        .map(|l| normalize_line(l))
-        .collect::<Vec<_>>()
-        .join("\n")
+    let mut text = String::with_capacity(search.iter().map(|l| l.len() + 1).sum());
+    for (i, line) in search.iter().enumerate() {
+        if i > 0 {
+            text.push('\n');
+        }
+        push_normalized(&mut text, line);
+    }
+    text
 }
 
 /// Every window at or above `floor`, over the whole file.
@@ -578,14 +583,26 @@ pub fn similarity_at(file: &Lines, search: &[&str], start: usize) -> f64 {
 }
 
 /// Similarity of two line lists, normalized as the pass does.
+///
+/// Over bytes when both texts are ASCII (a char is then a byte: the same
+/// lengths and distance), else over chars.
 pub fn similarity(a: &[&str], b: &[&str]) -> f64 {
-    let a = normalized_search(a);
-    let b = normalized_search(b);
-    let longer = a.len().max(b.len());
+    let a = normalized_text(a);
+    let b = normalized_text(b);
+    let (distance, longer) = if a.is_ascii() && b.is_ascii() {
+        (
+            levenshtein::distance(a.bytes(), b.bytes()),
+            a.len().max(b.len()),
+        )
+    } else {
+        let (a, b) = (a.chars(), b.chars());
+        let longer = a.clone().count().max(b.clone().count());
+        (levenshtein::distance(a, b), longer)
+    };
     if longer == 0 {
         return 1.0;
     }
-    1.0 - levenshtein::distance(a.iter().copied(), b.iter().copied()) as f64 / longer as f64
+    1.0 - distance as f64 / longer as f64
 }
 
 /// Whether a fuzzy window's lines pair one to one with the search's: each
@@ -725,6 +742,42 @@ mod tests {
             let mut text = String::from("prefix\n");
             push_normalized(&mut text, &line);
             assert_eq!(&text["prefix\n".len()..], want, "{line:?}");
+        }
+    }
+
+    /// `similarity` (bytes when both texts are ASCII) is its definition:
+    /// each line `split_whitespace` joined by one space, lines joined by
+    /// `\n`, the Levenshtein distance over chars by the longer length.
+    #[test]
+    fn similarity_is_its_definition() {
+        let plain = |a: &[&str], b: &[&str]| {
+            let norm = |t: &[&str]| -> Vec<char> {
+                t.iter()
+                    .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+                    .chars()
+                    .collect()
+            };
+            let (a, b) = (norm(a), norm(b));
+            let longer = a.len().max(b.len());
+            if longer == 0 {
+                return 1.0;
+            }
+            1.0 - levenshtein::distance(a.iter().copied(), b.iter().copied()) as f64 / longer as f64
+        };
+        let mut rng = crate::test_rng::Rng::new(31);
+        for _ in 0..5_000 {
+            let lines = |rng: &mut crate::test_rng::Rng| -> Vec<String> {
+                (0..rng.below(4)).map(|_| random_line(rng)).collect()
+            };
+            let (a, b) = (lines(&mut rng), lines(&mut rng));
+            let a: Vec<&str> = a.iter().map(String::as_str).collect();
+            let mut b: Vec<&str> = b.iter().map(String::as_str).collect();
+            if rng.below(3) == 0 {
+                b = a.clone();
+            }
+            assert_eq!(similarity(&a, &b), plain(&a, &b), "{a:?} {b:?}");
         }
     }
 
