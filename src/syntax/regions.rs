@@ -26,7 +26,7 @@ pub fn new_error_line(language: Language, before: &str, edits: &[Edit]) -> Optio
 
 /// [`new_error_line`], but an edit that cannot change whether its chunk
 /// parses is taken as it is, without a parse: one that only swaps
-/// identifiers or numbers ([`neutral::swaps_only`]), or puts whole
+/// identifiers or numbers ([`neutral::swaps`]), or puts whole
 /// statements in place of whole statements where they fit
 /// ([`statements::neutral`]). For the warnings after planning; the
 /// resolver parses every reading it weighs.
@@ -46,17 +46,20 @@ pub fn taken_without_parse(language: Language, before: &str, edits: &[Edit]) -> 
 
 /// Which narrowed edits cannot change whether their chunk parses.
 fn quiet(language: Language, before: &str, narrowed: &[(Range<usize>, String)]) -> Vec<bool> {
-    narrowed
+    let edits = narrowed
         .iter()
-        .map(|(range, text)| {
-            neutral::swaps_only(language, &before[range.clone()], text)
-                || statements::neutral(
-                    language,
-                    before,
-                    chunk_start(before, range.start),
-                    range.clone(),
-                    text,
-                )
+        .map(|(r, t)| (&before[r.clone()], t.as_str()));
+    neutral::swaps(language, edits)
+        .into_iter()
+        .zip(narrowed)
+        .map(|(swap, (range, text))| {
+            swap || statements::neutral(
+                language,
+                before,
+                chunk_start(before, range.start),
+                range.clone(),
+                text,
+            )
         })
         .collect()
 }
