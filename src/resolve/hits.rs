@@ -14,7 +14,6 @@ use std::hash::BuildHasherDefault;
 use std::sync::Arc;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
-use memchr::memchr_iter;
 
 use super::doc::{self, OrigHits};
 use crate::model::MatchUnit;
@@ -300,9 +299,7 @@ fn scan_lines(
         .map(|n| n.text.contains('\n').then(Vec::new))
         .collect();
     let mut start = range.start;
-    let ends = memchr_iter(b'\n', &bytes[range.clone()]).map(|e| range.start + e);
-    let tail = last.then_some(range.end);
-    for end in ends.chain(tail) {
+    let mut each_line = |end: usize| {
         let line = key(&bytes[start..end]);
         if let Some(ks) = firsts.candidates(line) {
             for &k in ks {
@@ -324,6 +321,10 @@ fn scan_lines(
             }
         }
         start = end + 1;
+    };
+    crate::text::lines::for_each_newline(&bytes[range.clone()], |e| each_line(range.start + e));
+    if last {
+        each_line(range.end);
     }
     (hits, first_lines)
 }

@@ -62,15 +62,45 @@ impl LineIndex {
     }
 }
 
-/// Calls `f` with the offset of each `\n` in `bytes`, in order. Eight
-/// bytes are compared at a time in a `u64` and the hits of each read off a
-/// bit mask: on text of short lines (code), `memchr_iter` pays a call per
-/// line.
+/// Calls `f` with the offset of each `\n` in `bytes`, in order. Sixteen
+/// bytes are compared at once (SSE2, part of every x86-64) and the hits of
+/// each read off a bit mask; elsewhere eight, in a `u64`. On text of short
+/// lines (code), `memchr_iter` pays a call per line.
 pub fn for_each_newline(bytes: &[u8], mut f: impl FnMut(usize)) {
+    #[cfg(target_arch = "x86_64")]
+    let (bytes, base) = {
+        use std::arch::x86_64::{
+            _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
+        };
+        let mut chunks = bytes.chunks_exact(16);
+        let mut base = 0;
+        for chunk in &mut chunks {
+            // SAFETY: SSE2 is in every x86-64 CPU (the target's baseline);
+            // `chunk` holds 16 readable bytes, and the load may be
+            // unaligned.
+            let mut mask = unsafe {
+                let block = _mm_loadu_si128(chunk.as_ptr().cast());
+                _mm_movemask_epi8(_mm_cmpeq_epi8(block, _mm_set1_epi8(b'\n' as i8))) as u32
+            };
+            while mask != 0 {
+                f(base + mask.trailing_zeros() as usize);
+                mask &= mask - 1;
+            }
+            base += 16;
+        }
+        (chunks.remainder(), base)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let base = 0;
+    newlines_by_word(bytes, base, f);
+}
+
+/// [`for_each_newline`] eight bytes at a time, the offsets shifted by
+/// `base`.
+fn newlines_by_word(bytes: &[u8], mut base: usize, mut f: impl FnMut(usize)) {
     const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
     const NEWLINES: u64 = 0x0a0a_0a0a_0a0a_0a0a;
     let mut chunks = bytes.chunks_exact(8);
-    let mut base = 0;
     for chunk in &mut chunks {
         let x = u64::from_le_bytes(chunk.try_into().expect("eight bytes")) ^ NEWLINES;
         // The high bit of each byte that is zero in `x` (a `\n` in the
@@ -89,17 +119,17 @@ pub fn for_each_newline(bytes: &[u8], mut f: impl FnMut(usize)) {
     }
 }
 
-/// `text.lines()` collected, split with `memchr`: each line without its
+/// `text.lines()` collected, split with [`for_each_newline`]: each line without its
 /// `\n` and one `\r` before it; no empty last line after a final `\n`.
 pub fn split(text: &str) -> Vec<&str> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len() / 32 + 1);
     let mut start = 0;
-    for end in memchr::memchr_iter(b'\n', bytes) {
+    for_each_newline(bytes, |end| {
         let line = &text[start..end];
         out.push(line.strip_suffix('\r').unwrap_or(line));
         start = end + 1;
-    }
+    });
     if start < text.len() {
         // The last line keeps a `\r` no `\n` follows, as `lines()` does.
         out.push(&text[start..]);
@@ -175,10 +205,39 @@ mod tests {
                     _ => b'a',
                 })
                 .collect();
-            let mut got = Vec::new();
-            super::for_each_newline(&bytes, |i| got.push(i));
-            let want: Vec<usize> = memchr::memchr_iter(b'\n', &bytes).collect();
-            assert_eq!(got, want, "{bytes:?}");
+            // Slices at every alignment, by 16 and by 8 bytes.
+            for from in 0..3.min(bytes.len() + 1) {
+                let bytes = &bytes[from..];
+                let want: Vec<usize> = memchr::memchr_iter(b'\n', bytes).collect();
+                let mut got = Vec::new();
+                super::for_each_newline(bytes, |i| got.push(i));
+                assert_eq!(got, want, "{bytes:?}");
+                let mut by_word = Vec::new();
+                super::newlines_by_word(bytes, 5, |i| by_word.push(i - 5));
+                assert_eq!(by_word, want, "{bytes:?}");
+            }
+        }
+    }
+
+    /// [`split`] is `str::lines` on random texts (CRLF, lone `\r`, blank
+    /// lines, non-ASCII, with and without a final newline).
+    #[test]
+    fn split_is_lines_on_random_texts() {
+        let pool = ["", "a", "\r", "é—", "  x  ", "\t", "\r\r"];
+        let mut rng = crate::test_rng::Rng::new(11);
+        for _ in 0..300 {
+            let mut text = String::new();
+            for _ in 0..rng.below(40) {
+                text.push_str(rng.pick::<&str>(&pool));
+                if rng.below(4) != 0 {
+                    text.push_str(if rng.below(3) == 0 { "\r\n" } else { "\n" });
+                }
+            }
+            assert_eq!(
+                super::split(&text),
+                text.lines().collect::<Vec<_>>(),
+                "{text:?}"
+            );
         }
     }
 
