@@ -19,6 +19,10 @@ impl LineEnding {
     /// judges from the start of the file: large files are not scanned whole.
     pub fn detect(text: &str) -> LineEnding {
         let head = &text.as_bytes()[..text.len().min(DETECT_BYTES)];
+        // No `\r`, no CRLF: most files are read once, by one `memchr`.
+        if memchr::memchr(b'\r', head).is_none() {
+            return LineEnding::Lf;
+        }
         let lf = memchr::memchr_iter(b'\n', head).count();
         let crlf = memchr::memmem::find_iter(head, b"\r\n").count();
         if crlf > 0 && crlf * 2 >= lf {
@@ -66,5 +70,26 @@ mod tests {
         assert_eq!(LineEnding::detect("a\r\nb\r\n"), LineEnding::CrLf);
         assert_eq!(LineEnding::detect("a\nb\r\n c\n"), LineEnding::Lf);
         assert_eq!(LineEnding::CrLf.apply("a\nb\r\nc"), "a\r\nb\r\nc");
+    }
+
+    /// [`LineEnding::detect`] is its definition, counts of the head's
+    /// `\n` and `\r\n`, whether or not the head holds a `\r`.
+    #[test]
+    fn detect_is_the_counts() {
+        let pool = ["a", "\n", "\r\n", "\r", "é", ""];
+        let mut rng = crate::test_rng::Rng::new(5);
+        for _ in 0..2000 {
+            let text: String = (0..rng.below(12))
+                .map(|_| *rng.pick::<&str>(&pool))
+                .collect();
+            let lf = text.matches('\n').count();
+            let crlf = text.matches("\r\n").count();
+            let want = if crlf > 0 && crlf * 2 >= lf {
+                LineEnding::CrLf
+            } else {
+                LineEnding::Lf
+            };
+            assert_eq!(LineEnding::detect(&text), want, "{text:?}");
+        }
     }
 }
