@@ -215,7 +215,7 @@ fn edit_windows_diff(
         if at < counted_to {
             (counted_to, counted) = (0, 0);
         }
-        counted += crate::text::lines::count_newlines(&b[counted_to..at]);
+        counted += memchr::memchr_iter(b'\n', &b[counted_to..at]).count();
         counted_to = at;
         // A last newline ends the last line: it starts none.
         if at == b.len() && before.ends_with('\n') {

@@ -198,6 +198,11 @@ impl<'a> Tokens<'a> {
     }
 }
 
+/// The characters that may stand right before a swapped word (besides a
+/// line start and the cases [`fenced_at`] weighs), and right after it.
+const PLAIN_BEFORE: &str = " \t([{,.=+*/&|^:;>@";
+const PLAIN_AFTER: &str = " \t\r\n()[]{},.=+-*/!&|^:;?<>";
+
 /// [`fenced`] of the word `old[start..end]`, read from the bytes around it:
 /// a word's neighbours are characters (words are maximal), and the
 /// characters the rule names are ASCII.
@@ -209,11 +214,11 @@ fn fenced_at(language: Language, old: &str, start: usize, end: usize) -> bool {
         Some('<') => !(start >= 2 && byte(start - 2) == b'<'),
         Some('-') => !(start >= 3 && byte(start - 2) == b'<' && byte(start - 3) == b'<'),
         Some('!') => language != Language::Python,
-        Some(c) => " \t([{,.=+*/&|^:;>@".contains(c),
+        Some(c) => PLAIN_BEFORE.contains(c),
     };
     let plain_after = match old[end..].chars().next() {
         None => true,
-        Some(c) => " \t\r\n()[]{},.=+-*/!&|^:;?<>".contains(c),
+        Some(c) => PLAIN_AFTER.contains(c),
     };
     let blank = |b: &u8| matches!(b, b' ' | b'\t' | b'\r');
     let line_start = memchr::memrchr(b'\n', &bytes[..start]).map_or(0, |i| i + 1);
@@ -297,12 +302,12 @@ fn fenced(language: Language, tokens: &[Token], i: usize) -> bool {
         }
         // Python has no `!` operator: `{x!r}` is an f-string's conversion.
         Some(Token::Char('!')) => language != Language::Python,
-        Some(Token::Char(c)) => " \t([{,.=+*/&|^:;>@".contains(c),
+        Some(Token::Char(c)) => PLAIN_BEFORE.contains(c),
         Some(Token::Word(_)) => false,
     };
     let plain_after = match after {
         None => true,
-        Some(Token::Char(c)) => " \t\r\n()[]{},.=+-*/!&|^:;?<>".contains(c),
+        Some(Token::Char(c)) => PLAIN_AFTER.contains(c),
         Some(Token::Word(_)) => false,
     };
     plain_before && plain_after && !alone_on_line(tokens, i)

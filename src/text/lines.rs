@@ -100,20 +100,6 @@ fn for_each_newline_swar(bytes: &[u8], mut f: impl FnMut(usize)) {
     }
 }
 
-/// How many `\n` bytes `bytes` holds (counted 255 bytes at a time into a
-/// byte, which compilers turn into wide compares: a plain
-/// `filter(..).count()` widens every byte to a `u64` lane, ~10x slower).
-pub fn count_newlines(bytes: &[u8]) -> usize {
-    bytes
-        .chunks(255)
-        .map(|chunk| {
-            chunk
-                .iter()
-                .fold(0u8, |n, &c| n.wrapping_add(u8::from(c == b'\n'))) as usize
-        })
-        .sum()
-}
-
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2 {
     use std::arch::x86_64::{
@@ -256,25 +242,6 @@ mod tests {
         for _ in 0..3_000 {
             let text: String = (0..rng.below(40)).map(|_| *rng.pick(&parts)).collect();
             assert_eq!(split(&text), text.lines().collect::<Vec<_>>(), "{text:?}");
-        }
-    }
-
-    #[test]
-    fn count_newlines_is_memchrs_count() {
-        let mut rng = crate::test_rng::Rng::new(11);
-        for len in (0..1200).step_by(7).chain([255, 256, 510, 511, 765]) {
-            for dense in [0, 1, 4, 8] {
-                let bytes: Vec<u8> = (0..len)
-                    .map(|_| match rng.below(8) {
-                        r if r < dense => b'\n',
-                        0 => b'\r',
-                        1 => 0x8a,
-                        _ => rng.below(256) as u8,
-                    })
-                    .collect();
-                let want = memchr::memchr_iter(b'\n', &bytes).count();
-                assert_eq!(super::count_newlines(&bytes), want, "{bytes:?}");
-            }
         }
     }
 
