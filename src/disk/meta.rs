@@ -22,15 +22,24 @@ pub fn copy(from: impl AsFd, st: &Stat, to: impl AsFd) -> io::Result<()> {
     let to = to.as_fd();
     let owner = Uid::from_raw(st.st_uid);
     let group = Gid::from_raw(st.st_gid);
-    if rfs::fchown(to, Some(owner), Some(group)).is_err() {
+    // The new file is the process's own: when its owner and group are
+    // already the old file's (the usual case), `fchown` would change
+    // nothing (the new file has no set-id bits to lose yet) and is skipped.
+    let created = rfs::fstat(to)?;
+    let same_owner = |now: &Stat| now.st_uid == st.st_uid && now.st_gid == st.st_gid;
+    if !same_owner(&created) && rfs::fchown(to, Some(owner), Some(group)).is_err() {
         // Not root (or an owner this system cannot map): keep at least the
         // group when the process belongs to it.
         let _ = rfs::fchown(to, None, Some(group));
     }
     copy_xattrs(from.as_fd(), to)?;
-    let now = rfs::fstat(to)?;
+    let now = if same_owner(&created) {
+        created
+    } else {
+        rfs::fstat(to)?
+    };
     let mut mode = st.st_mode & 0o7777;
-    if now.st_uid != st.st_uid || now.st_gid != st.st_gid {
+    if !same_owner(&now) {
         mode &= !SET_ID_BITS;
     }
     rfs::fchmod(to, Mode::from_raw_mode(mode))?;
