@@ -12,6 +12,10 @@ use std::time::Instant;
 
 use rapidfuzz::distance::levenshtein;
 
+mod bag;
+
+use bag::{Count, Counts, Tally};
+
 use super::keys::{Norm, View};
 use super::Lines;
 use crate::text::lines::LineIndex;
@@ -125,179 +129,6 @@ fn push_normalized(text: &mut String, line: &str) {
     }
 }
 
-/// Buckets of the character histogram the scan filters windows with:
-/// each ASCII char not whitespace its own (its byte), every other char not
-/// whitespace in [`OTHER`], and the spaces of the normalized text in
-/// [`SPACES`] (a space itself is whitespace: its own byte counts none).
-/// Whitespace chars of the raw lines fall in [`SKIP`], never counted.
-const BUCKETS: usize = 128;
-/// The normalized text's spaces (one between two words of a line).
-const SPACES: usize = b' ' as usize;
-/// Every char not whitespace beyond ASCII (merged: only lowers the bound).
-const OTHER: usize = 127;
-/// Whitespace of the raw lines: not a bucket of the bound.
-const SKIP: usize = BUCKETS;
-
-/// Each ASCII byte's bucket: [`SKIP`] for the ASCII chars
-/// `char::is_whitespace` holds (tab, LF, VT, FF, CR, space).
-const BYTE_BUCKET: [u8; 128] = {
-    let mut t = [0u8; 128];
-    let mut b = 0;
-    while b < 128 {
-        t[b] = match b as u8 {
-            b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ' => SKIP as u8,
-            _ => b as u8,
-        };
-        b += 1;
-    }
-    t
-};
-
-/// The bucket of a char that is not whitespace.
-fn char_bucket(c: char) -> usize {
-    if c.is_ascii() {
-        usize::from(BYTE_BUCKET[c as usize])
-    } else {
-        OTHER
-    }
-}
-
-/// The counts of a window's (or the search's) normalized text, without
-/// its newlines (both have one fewer than lines), bucketed: each char
-/// not whitespace in its bucket, and the spaces words are parted by.
-type Counts = [i32; BUCKETS + 1];
-
-/// The bag of a sliding window against the search: per bucket, the
-/// window's count minus the search's, and the sum of their absolute
-/// values (every bucket, [`SKIP`] included: its part is taken out when
-/// the bound is read), kept as each char enters or leaves — no branch.
-struct Bag {
-    diff: Counts,
-    abs: i64,
-}
-
-impl Bag {
-    /// The search's counts taken out of an empty window.
-    fn new(search: &[&str]) -> (Bag, usize) {
-        let mut bag = Bag {
-            diff: [0; BUCKETS + 1],
-            abs: 0,
-        };
-        let mut len = search.len() - 1;
-        for line in search {
-            len += bag.count::<false>(line).0 as usize;
-        }
-        (bag, len)
-    }
-
-    fn step<const ADD: bool>(&mut self, k: usize) {
-        let d = &mut self.diff[k];
-        // |d + 1| - |d| is 1 when d >= 0, else -1; |d - 1| - |d| is -1
-        // when d > 0, else 1.
-        if ADD {
-            self.abs += i64::from(*d >= 0) * 2 - 1;
-            *d += 1;
-        } else {
-            self.abs += 1 - i64::from(*d > 0) * 2;
-            *d -= 1;
-        }
-    }
-
-    /// Counts `line`'s chars into the bag (`ADD`) or out of it, and
-    /// returns the length in chars of the line normalized (trimmed,
-    /// whitespace runs collapsed to one space) — its chars not whitespace
-    /// and one space between two words — and its spaces.
-    ///
-    /// The normalized line holds the same chars not whitespace as the
-    /// line: normalizing only drops and merges whitespace
-    /// (`split_whitespace`).
-    fn count<const ADD: bool>(&mut self, line: &str) -> (u32, u32) {
-        let mut words = 0u32;
-        let mut skipped = 0u32;
-        let mut chars = 0u32;
-        if line.is_ascii() {
-            let line = line.trim_ascii_start();
-            // A word starts at a byte not whitespace after whitespace (or
-            // at the start): counted without a branch.
-            let mut after_space = 1u32;
-            for &b in line.as_bytes() {
-                let k = usize::from(BYTE_BUCKET[usize::from(b)]);
-                self.step::<ADD>(k);
-                let space = u32::from(k == SKIP);
-                words += after_space & (space ^ 1);
-                after_space = space;
-                skipped += space;
-            }
-            chars = line.len() as u32 - skipped;
-        } else {
-            let mut after_space = true;
-            for c in line.chars() {
-                if c.is_whitespace() {
-                    after_space = true;
-                    continue;
-                }
-                self.step::<ADD>(char_bucket(c));
-                words += u32::from(after_space);
-                after_space = false;
-                chars += 1;
-            }
-        }
-        let spaces = words.saturating_sub(1);
-        self.spaces::<ADD>(spaces);
-        (chars + spaces, spaces)
-    }
-
-    /// Takes a line leaving the window out: its chars not whitespace, and
-    /// its `spaces` (counted when it entered).
-    fn leave(&mut self, line: &str, spaces: u32) {
-        if line.is_ascii() {
-            for &b in line.trim_ascii_start().as_bytes() {
-                self.step::<false>(usize::from(BYTE_BUCKET[usize::from(b)]));
-            }
-        } else {
-            for c in line.chars() {
-                if !c.is_whitespace() {
-                    self.step::<false>(char_bucket(c));
-                }
-            }
-        }
-        self.spaces::<false>(spaces);
-    }
-
-    fn spaces<const ADD: bool>(&mut self, spaces: u32) {
-        let d = &mut self.diff[SPACES];
-        let new = if ADD {
-            *d + spaces as i32
-        } else {
-            *d - spaces as i32
-        };
-        self.abs += i64::from(new.unsigned_abs()) - i64::from(d.unsigned_abs());
-        *d = new;
-    }
-
-    /// The bag distance of the counted chars, given the difference of the
-    /// two texts' lengths: the chars one holds more of than the other,
-    /// whichever side has more. Every char but newlines is counted (chars
-    /// beyond ASCII merged), and both texts hold as many newlines:
-    /// `len_diff` is the sum of the counts' differences. Each edit changes
-    /// at most one count on each side, so the Levenshtein distance is at
-    /// least this.
-    fn bound(&self, len_diff: i64) -> u64 {
-        let abs = self.abs as u64 - u64::from(self.diff[SKIP].unsigned_abs());
-        // extra + missing = abs, extra - missing = len_diff.
-        (abs + len_diff.unsigned_abs()) / 2
-    }
-
-    /// [`Bag::bound`] summed afresh over the buckets (its check).
-    fn bound_plain(&self, len_diff: i64) -> u64 {
-        let abs: u64 = self.diff[..BUCKETS]
-            .iter()
-            .map(|d| u64::from(d.unsigned_abs()))
-            .sum();
-        (abs + len_diff.unsigned_abs()) / 2
-    }
-}
-
 /// The normalized search as chars.
 #[cfg(test)]
 fn normalized_search(search: &[&str]) -> Vec<char> {
@@ -386,7 +217,9 @@ fn start_range(file: &Lines, n: usize, starts: &std::ops::Range<usize>) -> (usiz
 /// The filter reads the file's lines as they are: the bound counts the
 /// chars that are not whitespace (normalizing keeps them all) and the
 /// spaces normalizing leaves (one between two words of a line), so only
-/// the windows that pass are normalized. Where a window's bound is known
+/// the windows that pass are normalized. Each line is counted once, into
+/// running counts kept after each of the window's lines (`bag`): a
+/// window's bag is the difference of two of them. Where a window's bound is known
 /// to exceed its cut-off by more than the chars entering and leaving the
 /// next window (each moves the bound by at most one), the next one is
 /// ruled out without reading the bound. A large text's windows are
@@ -404,7 +237,8 @@ pub fn find_near(
         return FuzzyScan::default();
     }
     let (first, last) = start_range(file, n, &starts);
-    // Counts are `i32`: a text of 1 GiB or more is scanned plainly.
+    // Counts are at most `u32`, exact below 2^31: a text of 1 GiB or more
+    // is scanned plainly.
     let span = file.index.start((last - 1 + n).min(file.len())) - file.index.start(first);
     if span >= 1 << 30 || search.iter().map(|l| l.len()).sum::<usize>() >= 1 << 30 {
         return find_near_plain(file, search, floor, deadline, starts);
@@ -435,8 +269,35 @@ pub fn find_near(
 const SPLIT_BYTES: usize = 128 << 10;
 
 /// The windows of [`find_near`] starting at `starts` (within the file),
-/// and whether the deadline stopped the scan.
+/// and whether the deadline stopped the scan: counted in `u16` when no
+/// window nor the search holds 32,768 bytes or more (the counts' half
+/// range), else in `u32`.
 fn scan_windows(
+    text: &str,
+    index: &LineIndex,
+    search: &[&str],
+    floor: f64,
+    deadline: Instant,
+    starts: std::ops::Range<usize>,
+) -> (Vec<Window>, bool) {
+    let n = search.len();
+    let small = |bytes: usize| bytes < 1 << 15;
+    if small(search.iter().map(|l| l.len()).sum())
+        && starts
+            .clone()
+            .all(|s| small(index.start(s + n) - index.start(s)))
+    {
+        scan_counted::<u16>(text, index, search, floor, deadline, starts)
+    } else {
+        scan_counted::<u32>(text, index, search, floor, deadline, starts)
+    }
+}
+
+/// [`scan_windows`] with counts of type `T`. Each line is counted once,
+/// as it enters the window, into a running tally; the tally after each
+/// of the last `n + 1` lines is kept in a ring, and a window's bag is the
+/// tally at its end less the tally at its start.
+fn scan_counted<T: Count>(
     text: &str,
     index: &LineIndex,
     search: &[&str],
@@ -447,38 +308,60 @@ fn scan_windows(
     let n = search.len();
     let first = starts.start;
     let line = |i: usize| index.content(text, i);
-    let (mut bag, needle_len) = Bag::new(search);
+    let mut wanted = Tally::<T>::new();
+    let needle_len = n - 1
+        + search
+            .iter()
+            .map(|l| wanted.line(l) as usize)
+            .sum::<usize>();
     let needle = normalized_text(search);
     debug_assert_eq!(needle_len, needle.chars().count());
     let mut scorer = Scorer::new(needle);
-    // Each window line's normalized length and spaces, by line - first.
-    let mut lens: Vec<(u32, u32)> = Vec::with_capacity(starts.len() + n - 1);
+    // The tally before line `first + j` is `ring[j % (n + 1)]`.
+    let slots = n + 1;
+    let mut ring: Vec<Counts<T>> = vec![[T::default(); bag::BUCKETS]; slots];
+    let mut tally = Tally::<T>::new();
+    // Each window line's normalized length, at `(line - first) % n`.
+    let mut lens: Vec<u32> = vec![0; n];
     // The window's normalized length, without its final newline's place.
     let mut window_len = n as i64 - 1;
-    for i in first..first + n - 1 {
-        let l = bag.count::<true>(line(i));
-        window_len += i64::from(l.0);
-        lens.push(l);
+    for j in 0..n - 1 {
+        let l = tally.line(line(first + j));
+        window_len += i64::from(l);
+        lens[j] = l;
+        ring[j + 1] = *tally.counts();
     }
     // A lower bound of the current window's bag bound (none yet).
     let mut bound: u64 = 0;
     let mut normalized = String::new();
     let mut windows: Vec<Window> = Vec::new();
+    // `start - first` modulo `n` and `n + 1`.
+    let (mut at_n, mut at_slots) = (0, 0);
     for start in starts {
         if start % 256 == 255 && Instant::now() > deadline {
             return (windows, true);
         }
-        let entering = bag.count::<true>(line(start + n - 1));
-        lens.push(entering);
-        window_len += i64::from(entering.0);
-        let mut moved = u64::from(entering.0);
+        let end_slot = if at_slots == 0 { n } else { at_slots - 1 };
+        let entering = tally.line(line(start + n - 1));
+        ring[end_slot] = *tally.counts();
+        window_len += i64::from(entering);
+        let mut moved = u64::from(entering);
+        // The line leaving is `start - 1`, whose length sits where the
+        // line entering keeps its own.
+        let len_slot = if at_n == 0 { n - 1 } else { at_n - 1 };
         if start > first {
-            let i = start - 1;
-            let leaving = lens[i - first];
-            bag.leave(line(i), leaving.1);
-            window_len -= i64::from(leaving.0);
-            moved += u64::from(leaving.0);
+            let leaving = lens[len_slot];
+            window_len -= i64::from(leaving);
+            moved += u64::from(leaving);
         }
+        lens[len_slot] = entering;
+        let lo_slot = at_slots;
+        at_n = if at_n + 1 == n { 0 } else { at_n + 1 };
+        at_slots = if at_slots + 1 == slots {
+            0
+        } else {
+            at_slots + 1
+        };
         bound = bound.saturating_sub(moved);
         let wl = window_len as usize;
         let longer = wl.max(needle_len);
@@ -489,8 +372,12 @@ fn scan_windows(
         if wl.abs_diff(needle_len) > max_dist || bound > max_dist as u64 {
             continue;
         }
-        bound = bag.bound(wl as i64 - needle_len as i64);
-        debug_assert_eq!(bound, bag.bound_plain(wl as i64 - needle_len as i64));
+        let (hi, lo) = (&ring[end_slot], &ring[lo_slot]);
+        bound = bag::bound(hi, lo, wanted.counts(), wl as i64 - needle_len as i64);
+        debug_assert_eq!(
+            bound,
+            bag::bound_plain(hi, lo, wanted.counts(), wl as i64 - needle_len as i64)
+        );
         if bound > max_dist as u64 {
             continue;
         }
@@ -781,18 +668,6 @@ mod tests {
         }
     }
 
-    /// The bucket table holds whitespace as `char::is_whitespace` does.
-    #[test]
-    fn byte_buckets_skip_exactly_whitespace() {
-        for b in 0u8..128 {
-            let skip = usize::from(BYTE_BUCKET[usize::from(b)]) == SKIP;
-            assert_eq!(skip, (b as char).is_whitespace(), "{b:#x}");
-            if !skip {
-                assert_eq!(usize::from(BYTE_BUCKET[usize::from(b)]), usize::from(b));
-            }
-        }
-    }
-
     /// Lines of every kind: words, runs of whitespace of every kind
     /// (ASCII and not), chars beyond ASCII, empty and blank lines.
     fn random_line(rng: &mut crate::test_rng::Rng) -> String {
@@ -821,90 +696,94 @@ mod tests {
         (0..n).map(|_| *rng.pick(&parts)).collect()
     }
 
-    fn empty_bag() -> Bag {
-        Bag {
-            diff: [0; BUCKETS + 1],
-            abs: 0,
+    /// The counts of a normalized text, newlines left out: each char
+    /// not whitespace in its bucket (beyond ASCII merged), spaces in
+    /// [`bag::SPACES`].
+    fn plain_counts(norm: &str) -> [i64; bag::BUCKETS] {
+        let mut want = [0i64; bag::BUCKETS];
+        for c in norm.chars().filter(|&c| c != '\n') {
+            want[if c.is_ascii() { c as usize } else { bag::OTHER }] += 1;
         }
+        want
     }
 
-    /// A line's count is its normalized length in chars, its spaces, and
-    /// its normalized text's chars bucketed; taking it out again leaves
-    /// the counts as they were, and the sum kept as chars come and go is
-    /// the sum over the buckets.
+    /// A line's tally is its normalized length in chars, and adds its
+    /// normalized text's chars bucketed to the counts, in `u16` and `u32`
+    /// alike, wrapping included.
     #[test]
-    fn count_is_the_normalized_line() {
-        let mut rng = crate::test_rng::Rng::new(23);
-        let mut other = empty_bag();
-        for _ in 0..20_000 {
-            let line = random_line(&mut rng);
-            let norm = normalize_line(&line);
-            let mut bag = empty_bag();
-            let (len, spaces) = bag.count::<true>(&line);
-            assert_eq!(len as usize, norm.chars().count(), "{line:?}");
-            assert_eq!(spaces as usize, norm.matches(' ').count(), "{line:?}");
-            let mut want: Counts = [0; BUCKETS + 1];
-            for c in norm.chars() {
-                let k = match c {
-                    ' ' => SPACES,
-                    c if c.is_ascii() => c as usize,
-                    _ => OTHER,
-                };
-                want[k] += 1;
+    fn a_tally_counts_the_normalized_line() {
+        fn check<T: Count>(rng: &mut crate::test_rng::Rng, start: u32) {
+            let mut tally = Tally::<T>::new();
+            // Counts near the wrap of `u16`.
+            let mut filler = String::new();
+            for k in 33..127u8 {
+                filler.extend(std::iter::repeat_n(k as char, start as usize));
             }
-            assert_eq!(bag.diff[..BUCKETS], want[..BUCKETS], "{line:?}");
-            assert_eq!(bag.bound(len.into()), bag.bound_plain(len.into()));
-            bag.leave(&line, spaces);
-            assert!(bag.diff[..BUCKETS].iter().all(|&c| c == 0), "{line:?}");
-            assert_eq!(bag.bound(0), 0);
-            // A bag of many lines in and out, counted both ways.
-            let d = if rng.below(2) == 0 {
-                i64::from(other.count::<true>(&line).0)
-            } else {
-                -i64::from(other.count::<false>(&line).0)
-            };
-            assert_eq!(other.bound(d), other.bound_plain(d), "{line:?}");
+            tally.line(&filler);
+            for _ in 0..5_000 {
+                let line = random_line(rng);
+                let norm = normalize_line(&line);
+                let before = *tally.counts();
+                let len = tally.line(&line);
+                assert_eq!(len as usize, norm.chars().count(), "{line:?}");
+                let want = plain_counts(&norm);
+                for k in 0..bag::BUCKETS {
+                    assert_eq!(
+                        tally.counts()[k].between(before[k]),
+                        want[k],
+                        "{line:?} {k}"
+                    );
+                }
+            }
         }
+        let mut rng = crate::test_rng::Rng::new(23);
+        check::<u16>(&mut rng, 0);
+        check::<u16>(&mut rng, 65_530);
+        check::<u32>(&mut rng, 0);
     }
 
     /// The bound is the bag distance of the two normalized texts (chars
-    /// beyond ASCII merged, newlines left out) and never exceeds their
-    /// Levenshtein distance.
+    /// beyond ASCII merged, newlines left out), summed in `u16` or `u32`
+    /// counts as summed plainly, and never exceeds their Levenshtein
+    /// distance.
     #[test]
     fn bag_bound_is_a_lower_bound() {
-        let mut rng = crate::test_rng::Rng::new(5);
-        for _ in 0..5_000 {
-            let a: Vec<String> = (0..1 + rng.below(4))
-                .map(|_| random_line(&mut rng))
-                .collect();
-            let b: Vec<String> = (0..a.len()).map(|_| random_line(&mut rng)).collect();
+        fn check<T: Count>(rng: &mut crate::test_rng::Rng) {
+            let lines = |rng: &mut crate::test_rng::Rng, k: usize| -> Vec<String> {
+                (0..k).map(|_| random_line(rng)).collect()
+            };
+            let k = 1 + rng.below(4);
+            let a = lines(rng, k);
+            let b = lines(rng, a.len());
+            let k = rng.below(3);
+            let before = lines(rng, k);
             let a: Vec<&str> = a.iter().map(String::as_str).collect();
             let b: Vec<&str> = b.iter().map(String::as_str).collect();
-            let (mut bag, lb) = Bag::new(&b);
-            let mut la = a.len() as i64 - 1;
-            for l in &a {
-                la += i64::from(bag.count::<true>(l).0);
+            let mut s = Tally::<T>::new();
+            let lb = b.len() - 1 + b.iter().map(|l| s.line(l) as usize).sum::<usize>();
+            let mut w = Tally::<T>::new();
+            for l in &before {
+                w.line(l);
             }
+            let lo = *w.counts();
+            let la = a.len() - 1 + a.iter().map(|l| w.line(l) as usize).sum::<usize>();
             let (ta, tb) = (normalized_text(&a), normalized_text(&b));
-            assert_eq!(la, ta.chars().count() as i64);
+            assert_eq!(la, ta.chars().count());
             assert_eq!(lb, tb.chars().count());
-            let bound = bag.bound(la - lb as i64);
-            let mut counts: HashMap<usize, i64> = HashMap::new();
-            for c in ta.chars().filter(|&c| c != '\n') {
-                *counts
-                    .entry(if c.is_ascii() { c as usize } else { OTHER })
-                    .or_default() += 1;
-            }
-            for c in tb.chars().filter(|&c| c != '\n') {
-                *counts
-                    .entry(if c.is_ascii() { c as usize } else { OTHER })
-                    .or_default() -= 1;
-            }
-            let extra: i64 = counts.values().filter(|&&d| d > 0).sum();
-            let missing: i64 = -counts.values().filter(|&&d| d < 0).sum::<i64>();
+            let d = la as i64 - lb as i64;
+            let bound = bag::bound(w.counts(), &lo, s.counts(), d);
+            assert_eq!(bound, bag::bound_plain(w.counts(), &lo, s.counts(), d));
+            let (ca, cb) = (plain_counts(&ta), plain_counts(&tb));
+            let extra: i64 = (0..bag::BUCKETS).map(|k| (ca[k] - cb[k]).max(0)).sum();
+            let missing: i64 = (0..bag::BUCKETS).map(|k| (cb[k] - ca[k]).max(0)).sum();
             assert_eq!(bound, extra.max(missing) as u64, "{a:?} {b:?}");
             let dist = levenshtein::distance(ta.chars(), tb.chars());
             assert!(bound as usize <= dist, "{a:?} {b:?}");
+        }
+        let mut rng = crate::test_rng::Rng::new(5);
+        for _ in 0..5_000 {
+            check::<u16>(&mut rng);
+            check::<u32>(&mut rng);
         }
     }
 
@@ -995,6 +874,53 @@ mod tests {
                 let got = find_near(&file, &search, floor, later(), starts.clone());
                 let want = find_near_plain(&file, &search, floor, later(), starts.clone());
                 assert_eq!(got, want, "floor {floor}, {search:?} in {text:?}");
+            }
+        }
+    }
+
+    /// Windows of 32,768 bytes or more are counted in `u32`: long lines
+    /// (of every kind, CRLF and chars beyond ASCII) among short ones give
+    /// the plain scan's windows, and so do the same lines cut short
+    /// (counted in `u16`, their prefix counts wrapping).
+    #[test]
+    fn long_windows_are_the_plain_scan() {
+        let mut rng = crate::test_rng::Rng::new(77);
+        for round in 0..4 {
+            // A window of two long lines, or one, holds 32,768 bytes.
+            let long = if round < 2 { 17_000 } else { 33_000 };
+            let mut lines: Vec<String> = (0..16)
+                .map(|i| {
+                    if rng.below(3) == 0 {
+                        let mut l = String::new();
+                        while l.len() < long {
+                            l.push_str(&random_line(&mut rng));
+                            l.push_str(" x");
+                        }
+                        l
+                    } else {
+                        format!("line {i} {}", random_line(&mut rng))
+                    }
+                })
+                .collect();
+            for cut in [usize::MAX, 700] {
+                for l in &mut lines {
+                    l.truncate(l.floor_char_boundary(cut));
+                }
+                let ending = if round % 2 == 0 { "\n" } else { "\r\n" };
+                let text: String = lines.iter().map(|l| format!("{l}{ending}")).collect();
+                let file = Lines::new(&text);
+                let n = 3 + rng.below(3);
+                let at = rng.below(file.len() - n);
+                let mut search: Vec<String> =
+                    (at..at + n).map(|i| file.line(i).to_string()).collect();
+                search[1].insert_str(0, "typo ");
+                let search: Vec<&str> = search.iter().map(String::as_str).collect();
+                for floor in [0.5, 0.85, 0.95] {
+                    let got = find(&file, &search, floor, later());
+                    let want = find_near_plain(&file, &search, floor, later(), 0..usize::MAX);
+                    assert_eq!(got, want, "round {round}, cut {cut}, floor {floor}");
+                    assert!(floor > 0.5 || got.windows.iter().any(|w| w.start == at));
+                }
             }
         }
     }

@@ -1,0 +1,376 @@
+//! The character bags the fuzzy scan filters windows with, kept as
+//! prefix counts: a window's bag is the counts at its end less the counts
+//! at its start.
+//!
+//! Buckets: each ASCII char not whitespace its own (its byte), every other
+//! char not whitespace in [`OTHER`], and the spaces of the normalized text
+//! in [`SPACES`] (one between two words of a line: a space itself is
+//! whitespace, its own byte counts none). The buckets of the other ASCII
+//! whitespace bytes ([`WHITESPACE`]) are kept at zero. Merging chars into
+//! one bucket and leaving out the newlines (both texts hold as many) only
+//! lowers the bound, so it stays a lower bound of the Levenshtein distance
+//! of the normalized texts.
+//!
+//! Each byte of a line is counted once, with a plain increment of its
+//! byte's count (whitespace included: those buckets are reset after each
+//! line), and a window's bound is a loop over the buckets that the
+//! compiler vectorizes: it is read only for windows whose length leaves
+//! them in reach.
+
+/// Buckets of the bag.
+pub const BUCKETS: usize = 128;
+/// The normalized text's spaces (one between two words of a line).
+pub const SPACES: usize = b' ' as usize;
+/// Every char not whitespace beyond ASCII (merged with DEL).
+pub const OTHER: usize = 127;
+/// The ASCII whitespace bytes other than the space (`char::is_whitespace`):
+/// their buckets stay zero.
+const WHITESPACE: std::ops::RangeInclusive<usize> = 0x09..=0x0D;
+
+/// A count: `u16` when no window (nor the search) holds 32,768 bytes or
+/// more, else `u32` (texts under 1 GiB). Counts are prefix sums that wrap;
+/// the difference of two, wrapped, is the count between them, exact below
+/// the type's half range, and so is its difference from the search's.
+pub trait Count: Copy + Default + 'static {
+    /// `self + 1`, wrapping.
+    fn inc(self) -> Self;
+    /// `v` as a count (wrapping).
+    fn of(v: u32) -> Self;
+    /// `self + other`, wrapping.
+    fn add(self, other: Self) -> Self;
+    /// `self - lo`, wrapped: the count between them.
+    fn between(self, lo: Self) -> i64;
+    /// `Σ_k |(hi[k] - lo[k]) - s[k]|`: the window's counts against the
+    /// search's.
+    fn abs_sum(hi: &Counts<Self>, lo: &Counts<Self>, s: &Counts<Self>) -> u64;
+}
+
+/// Counts per bucket.
+pub type Counts<T> = [T; BUCKETS];
+
+impl Count for u16 {
+    fn inc(self) -> u16 {
+        self.wrapping_add(1)
+    }
+    fn of(v: u32) -> u16 {
+        v as u16
+    }
+    fn add(self, other: u16) -> u16 {
+        self.wrapping_add(other)
+    }
+    fn between(self, lo: u16) -> i64 {
+        i64::from(self.wrapping_sub(lo))
+    }
+    fn abs_sum(hi: &Counts<u16>, lo: &Counts<u16>, s: &Counts<u16>) -> u64 {
+        // Summed in `u16` lanes: a window and the search hold fewer than
+        // 32,768 bytes each (why `u16` was chosen), so the whole sum, at
+        // most their two sizes, and every part of it fit.
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        let sum = sse2::abs_sum(hi, lo, s);
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+        let sum = abs_sum_u16(hi, lo, s);
+        u64::from(sum)
+    }
+}
+
+/// [`Count::abs_sum`] of `u16` counts, one bucket at a time.
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+fn abs_sum_u16(hi: &Counts<u16>, lo: &Counts<u16>, s: &Counts<u16>) -> u16 {
+    let mut sum = 0u16;
+    for k in 0..BUCKETS {
+        let d = hi[k].wrapping_sub(lo[k]).wrapping_sub(s[k]) as i16;
+        sum = sum.wrapping_add(d.unsigned_abs());
+    }
+    sum
+}
+
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod sse2 {
+    use std::arch::x86_64::{
+        __m128i, _mm_add_epi16, _mm_loadu_si128, _mm_max_epi16, _mm_setzero_si128,
+        _mm_storeu_si128, _mm_sub_epi16,
+    };
+
+    use super::{Counts, BUCKETS};
+
+    /// [`super::abs_sum_u16`] eight buckets at a time (SSE2: part of every
+    /// x86-64 CPU, no feature check at run time): `|d|` is `max(d, -d)`,
+    /// which leaves -32,768 as itself, 32,768 read as `u16`.
+    pub fn abs_sum(hi: &Counts<u16>, lo: &Counts<u16>, s: &Counts<u16>) -> u16 {
+        let mut lanes = [0u16; 8];
+        // SAFETY: SSE2 is enabled for this build (the module's `cfg`); each
+        // load reads eight `u16` inside an array of `BUCKETS` (a multiple
+        // of eight), the store eight into `lanes` (`loadu`/`storeu` need
+        // no alignment).
+        unsafe {
+            let mut sum = _mm_setzero_si128();
+            for k in (0..BUCKETS).step_by(8) {
+                let at = |c: &Counts<u16>| _mm_loadu_si128(c.as_ptr().add(k).cast::<__m128i>());
+                let d = _mm_sub_epi16(_mm_sub_epi16(at(hi), at(lo)), at(s));
+                let abs = _mm_max_epi16(d, _mm_sub_epi16(_mm_setzero_si128(), d));
+                sum = _mm_add_epi16(sum, abs);
+            }
+            _mm_storeu_si128(lanes.as_mut_ptr().cast::<__m128i>(), sum);
+        }
+        lanes.iter().fold(0u16, |a, &v| a.wrapping_add(v))
+    }
+}
+
+impl Count for u32 {
+    fn inc(self) -> u32 {
+        self.wrapping_add(1)
+    }
+    fn of(v: u32) -> u32 {
+        v
+    }
+    fn add(self, other: u32) -> u32 {
+        self.wrapping_add(other)
+    }
+    fn between(self, lo: u32) -> i64 {
+        i64::from(self.wrapping_sub(lo))
+    }
+    fn abs_sum(hi: &Counts<u32>, lo: &Counts<u32>, s: &Counts<u32>) -> u64 {
+        let mut sum = 0u64;
+        for k in 0..BUCKETS {
+            let d = hi[k].wrapping_sub(lo[k]).wrapping_sub(s[k]) as i32;
+            sum += u64::from(d.unsigned_abs());
+        }
+        sum
+    }
+}
+
+/// The running counts of the lines read so far, bucketed (a prefix sum).
+pub struct Tally<T> {
+    /// Per byte: the bag's buckets, then the bytes beyond ASCII (each
+    /// byte is counted in its own place, without a test; those places are
+    /// never read).
+    counts: [T; 256],
+    /// The normalized spaces so far ([`SPACES`]'s count).
+    spaces: T,
+}
+
+impl<T: Count> Tally<T> {
+    pub fn new() -> Tally<T> {
+        Tally {
+            counts: [T::default(); 256],
+            spaces: T::default(),
+        }
+    }
+
+    /// The counts so far.
+    pub fn counts(&self) -> &Counts<T> {
+        self.counts[..BUCKETS]
+            .try_into()
+            .expect("the bag's buckets")
+    }
+
+    /// Counts `line`'s chars and returns the length in chars of the line
+    /// normalized (trimmed, whitespace runs collapsed to one space): its
+    /// chars not whitespace and one space between two words. The
+    /// normalized line holds the same chars not whitespace as the line:
+    /// normalizing only drops and merges whitespace (`split_whitespace`).
+    pub fn line(&mut self, line: &str) -> u32 {
+        let bytes = line.as_bytes();
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            for &b in chunk {
+                self.counts[usize::from(b)] = self.counts[usize::from(b)].inc();
+            }
+        }
+        for &b in chunks.remainder() {
+            self.counts[usize::from(b)] = self.counts[usize::from(b)].inc();
+        }
+        // The line's ASCII whitespace bytes: its spaces (counted from the
+        // normalized spaces so far) and the others (from zero).
+        let mut blank = self.counts[SPACES].between(self.spaces);
+        for k in WHITESPACE {
+            blank += self.counts[k].between(T::default());
+            self.counts[k] = T::default();
+        }
+        let (chars, spaces) = match spaces_ascii(bytes) {
+            Some(spaces) => (line.len() as u32 - blank as u32, spaces),
+            None => {
+                // Its ASCII chars are counted; each other char not
+                // whitespace goes to `OTHER`.
+                let (mut words, mut chars, mut after_space) = (0u32, 0u32, true);
+                for c in line.chars() {
+                    if c.is_whitespace() {
+                        after_space = true;
+                        continue;
+                    }
+                    if !c.is_ascii() {
+                        self.counts[OTHER] = self.counts[OTHER].inc();
+                    }
+                    words += u32::from(after_space);
+                    after_space = false;
+                    chars += 1;
+                }
+                (chars, words.saturating_sub(1))
+            }
+        };
+        self.spaces = self.spaces.add(T::of(spaces));
+        self.counts[SPACES] = self.spaces;
+        chars + spaces
+    }
+}
+
+/// The spaces of a line normalized, its words less one, when it is
+/// ASCII (else `None`), read eight bytes at a time in a `u64`.
+pub fn spaces_ascii(line: &[u8]) -> Option<u32> {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    // The high bit of each byte of `x` (ASCII) that is whitespace: a space,
+    // or 0x09..=0x0D (`x + 0x77` reaches the high bit from 9 on, `x + 0x72`
+    // from 14 on; no byte carries into the next, as every byte is below
+    // 0x80).
+    let whitespace = |x: u64| {
+        let y = x ^ (ONES * 0x20);
+        let space = !(((y & LOW7).wrapping_add(LOW7)) | y | LOW7);
+        let from9 = x.wrapping_add(ONES * 0x77);
+        let from14 = x.wrapping_add(ONES * 0x72);
+        (space | (from9 & !from14)) & HIGH
+    };
+    // The bytes of `m` with their high bit set.
+    let count = |m: u64| ((m >> 7).wrapping_mul(ONES) >> 56) as u32;
+    // A word starts at a byte not whitespace after whitespace (or at the
+    // start): `before` is the high bit of byte 0 when the byte before it
+    // is whitespace.
+    let starts = |x: u64, before: u64| {
+        let ws = whitespace(x);
+        (!ws & HIGH & ((ws << 8) | before), ws >> 56)
+    };
+    let mut words = 0;
+    let mut before = 0x80;
+    // Every byte or'ed: its high bit is set when one is beyond ASCII (the
+    // counts above are then of no use).
+    let mut all = 0;
+    let mut chunks = line.chunks_exact(8);
+    for chunk in &mut chunks {
+        let x = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        all |= x;
+        let (w, after) = starts(x, before);
+        words += count(w);
+        before = after;
+    }
+    let rest = chunks.remainder();
+    if line.len() >= 8 && !rest.is_empty() {
+        // The line's last eight bytes, of which only the last `rest.len()`
+        // are new: the others give the byte before each its whitespace.
+        let tail = &line[line.len() - 8..];
+        let x = u64::from_le_bytes(tail.try_into().expect("eight bytes"));
+        all |= x;
+        let (w, _) = starts(x, 0);
+        words += count(w & (!0u64 << (8 * (8 - rest.len()))));
+    } else if !rest.is_empty() {
+        // A short line, padded with spaces (whitespace: no word).
+        let mut x = ONES * 0x20;
+        for (i, &b) in rest.iter().enumerate() {
+            x ^= u64::from(b ^ 0x20) << (8 * i);
+        }
+        all |= x;
+        words += count(starts(x, before).0);
+    }
+    (all & HIGH == 0).then_some(words.saturating_sub(1))
+}
+
+/// The bag bound of a window against the search, given their counts
+/// (`hi - lo` the window's, `s` the search's) and the difference of
+/// their lengths: the chars one holds more of than the other, whichever
+/// side has more. Each edit changes at most one count on each side, so
+/// the Levenshtein distance is at least this.
+pub fn bound<T: Count>(hi: &Counts<T>, lo: &Counts<T>, s: &Counts<T>, len_diff: i64) -> u64 {
+    // extra + missing = abs, extra - missing = len_diff.
+    (T::abs_sum(hi, lo, s) + len_diff.unsigned_abs()) / 2
+}
+
+/// [`bound`] summed plainly in `i64` (its check).
+pub fn bound_plain<T: Count>(hi: &Counts<T>, lo: &Counts<T>, s: &Counts<T>, len_diff: i64) -> u64 {
+    let abs: u64 = (0..BUCKETS)
+        .map(|k| (hi[k].between(lo[k]) - s[k].between(T::default())).unsigned_abs())
+        .sum();
+    (abs + len_diff.unsigned_abs()) / 2
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The spaces of a normalized ASCII line (`split_whitespace`, one
+    /// space between two words), whitespace as `char::is_whitespace`.
+    #[test]
+    fn spaces_are_words_less_one() {
+        let mut rng = crate::test_rng::Rng::new(3);
+        let parts = [
+            "a",
+            "bc",
+            " ",
+            "  ",
+            "\t",
+            "\r",
+            "\n",
+            "\x0B",
+            "\x0C",
+            "\x1C",
+            "\x1F",
+            "\x08",
+            "\x0E",
+            "x_y",
+            "(",
+            "\x7F",
+            "!",
+            "~",
+            "longer_word",
+        ];
+        for b in 0u8..128 {
+            for line in [
+                vec![b'a', b, b'b'],
+                vec![b; 9],
+                vec![b'a'; 7].into_iter().chain([b, b'c']).collect(),
+            ] {
+                let text = std::str::from_utf8(&line).unwrap();
+                let words = text.split_whitespace().count() as u32;
+                assert_eq!(
+                    spaces_ascii(&line),
+                    Some(words.saturating_sub(1)),
+                    "{text:?}"
+                );
+            }
+        }
+        for _ in 0..50_000 {
+            let line: String = (0..rng.below(30)).map(|_| *rng.pick(&parts)).collect();
+            let words = line.split_whitespace().count() as u32;
+            assert_eq!(
+                spaces_ascii(line.as_bytes()),
+                Some(words.saturating_sub(1)),
+                "{line:?}"
+            );
+            // A byte beyond ASCII anywhere: none.
+            let mut other = line.into_bytes();
+            let at = rng.below(other.len() + 1);
+            other.insert(at, 0x80 + rng.below(128) as u8);
+            assert_eq!(spaces_ascii(&other), None, "{other:?}");
+        }
+    }
+
+    /// The `u16` sum (SSE2 on x86-64) is the sum one bucket at a time, on
+    /// counts of every size (their wrap and -32,768 included).
+    #[test]
+    fn the_u16_sum_is_the_plain_sum() {
+        let mut rng = crate::test_rng::Rng::new(17);
+        for round in 0..20_000 {
+            let mut counts = || -> Counts<u16> {
+                std::array::from_fn(|_| match round % 3 {
+                    0 => rng.below(65_536) as u16,
+                    1 => [0, 1, 32_767, 32_768, 65_535][rng.below(5)],
+                    _ => rng.below(40) as u16,
+                })
+            };
+            let (hi, lo, s) = (counts(), counts(), counts());
+            assert_eq!(
+                u16::abs_sum(&hi, &lo, &s),
+                u64::from(abs_sum_u16(&hi, &lo, &s))
+            );
+        }
+    }
+}
