@@ -203,37 +203,10 @@ fn plan_batch_until(
     source: &dyn FileSource,
     deadline: Instant,
 ) -> Outcome {
-    // Group the edits by target file, keeping payload order within a file.
-    // A rename moves the later edits of the old path to the new path.
-    let mut by_file: BTreeMap<WorkspacePath, Vec<&Edit>> = BTreeMap::new();
-    // Each path as written is normalized once (a response names each of
-    // its files in many blocks).
-    let mut normalized: HashMap<&str, Result<WorkspacePath, PathError>> = HashMap::new();
-    for edit in &batch.edits {
-        // A move to a name no filesystem accepts fails here, with its
-        // reason, rather than when the file is written.
-        let bad_move = match &edit.op {
-            EditOp::Rename { to } => match WorkspacePath::new(source.root(), to) {
-                Err(e @ PathError::InvalidName(_)) => Some((to, e)),
-                _ => None,
-            },
-            _ => None,
-        };
-        let path = normalized
-            .entry(edit.path.as_str())
-            .or_insert_with(|| WorkspacePath::new(source.root(), &edit.path))
-            .clone();
-        match (path, bad_move) {
-            (Ok(_), Some((to, e))) => errors.push(path_error(edit, to, &e)),
-            (Ok(path), None) => by_file.entry(path).or_default().push(edit),
-            (Err(e), _) => errors.push(path_error(edit, &edit.path, &e)),
-        }
-    }
-
+    let by_file = group_by_file(&batch.edits, source.root(), &mut errors);
     let config = resolve_config_until(options, deadline);
     let mut files = Vec::new();
     // Files resolve on their own: side by side, results in path order.
-    let by_file: Vec<(WorkspacePath, Vec<&Edit>)> = by_file.into_iter().collect();
     let results = crate::cores::map(&by_file, |(path, edits)| {
         resolve::resolve_file(path, edits, source, &config)
     });
@@ -267,6 +240,60 @@ fn plan_batch_until(
     }
 }
 
+/// The edits grouped by target file, in path order, payload order within
+/// a file (a rename moves the later edits of the old path to the new path
+/// when they resolve); an edit whose path cannot be used goes to `errors`.
+/// Each path as written is normalized once, and an edit naming the same
+/// path as the one before it (the usual case: a response edits a file in
+/// a run of blocks) takes its group without hashing or comparing paths.
+fn group_by_file<'e>(
+    edits: &'e [Edit],
+    root: &std::path::Path,
+    errors: &mut Vec<EditError>,
+) -> Vec<(WorkspacePath, Vec<&'e Edit>)> {
+    let mut groups: Vec<(WorkspacePath, Vec<&Edit>)> = Vec::new();
+    let mut group_of: BTreeMap<WorkspacePath, usize> = BTreeMap::new();
+    let mut normalized: HashMap<&str, Result<usize, PathError>> = HashMap::new();
+    let mut last: Option<(&str, usize)> = None;
+    for edit in edits {
+        // A move to a name no filesystem accepts fails here, with its
+        // reason, rather than when the file is written.
+        let bad_move = match &edit.op {
+            EditOp::Rename { to } => match WorkspacePath::new(root, to) {
+                Err(e @ PathError::InvalidName(_)) => Some((to, e)),
+                _ => None,
+            },
+            _ => None,
+        };
+        let group = match last {
+            Some((raw, g)) if raw == edit.path => Ok(g),
+            _ => normalized
+                .entry(edit.path.as_str())
+                .or_insert_with(|| {
+                    WorkspacePath::new(root, &edit.path).map(|path| {
+                        *group_of.entry(path.clone()).or_insert_with(|| {
+                            groups.push((path, Vec::new()));
+                            groups.len() - 1
+                        })
+                    })
+                })
+                .clone(),
+        };
+        if let Ok(g) = group {
+            last = Some((edit.path.as_str(), g));
+        }
+        match (group, bad_move) {
+            (Ok(_), Some((to, e))) => errors.push(path_error(edit, to, &e)),
+            (Ok(g), None) => groups[g].1.push(edit),
+            (Err(e), _) => errors.push(path_error(edit, &edit.path, &e)),
+        }
+    }
+    // A path whose every edit was a refused move has no group.
+    groups.retain(|(_, edits)| !edits.is_empty());
+    groups.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    groups
+}
+
 /// The error of an edit whose path (`raw`: its target, or where it moves
 /// the file) cannot be used.
 fn path_error(edit: &Edit, raw: &str, error: &PathError) -> EditError {
@@ -297,5 +324,96 @@ fn path_error(edit: &Edit, raw: &str, error: &PathError) -> EditError {
     match error.kind {
         ErrorKind::OutsideRoot => error.with_path(edit.path.clone()),
         _ => error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Ordering, SourceSpan};
+    use std::path::Path;
+
+    /// The plain definition: every edit's path normalized, grouped in a
+    /// sorted map.
+    fn grouped_plainly<'e>(
+        edits: &'e [Edit],
+        root: &Path,
+        errors: &mut Vec<EditError>,
+    ) -> Vec<(WorkspacePath, Vec<&'e Edit>)> {
+        let mut by_file: BTreeMap<WorkspacePath, Vec<&Edit>> = BTreeMap::new();
+        for edit in edits {
+            let bad_move = match &edit.op {
+                EditOp::Rename { to } => match WorkspacePath::new(root, to) {
+                    Err(e @ PathError::InvalidName(_)) => Some((to, e)),
+                    _ => None,
+                },
+                _ => None,
+            };
+            match (WorkspacePath::new(root, &edit.path), bad_move) {
+                (Ok(_), Some((to, e))) => errors.push(path_error(edit, to, &e)),
+                (Ok(path), None) => by_file.entry(path).or_default().push(edit),
+                (Err(e), _) => errors.push(path_error(edit, &edit.path, &e)),
+            }
+        }
+        by_file.into_iter().collect()
+    }
+
+    #[test]
+    fn grouping_equals_the_sorted_map() {
+        let root = Path::new("/ws");
+        let paths = [
+            "a.rs",
+            "./a.rs",
+            "src/b.rs",
+            "src//b.rs",
+            "src/../a.rs",
+            "../out.rs",
+            "",
+            "/ws/c.rs",
+            "/etc/x",
+            "ä/ü.rs",
+            "src/b.rs/",
+            "d\\e.rs",
+            "a.rs ",
+            "nul\0x",
+        ];
+        let tos = ["a.rs", "bad\0name", "src/b.rs", ""];
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for _ in 0..300 {
+            let len = next(40);
+            let mut edits = Vec::new();
+            let mut path = paths[0];
+            for i in 0..len {
+                // Runs of the same path, as payloads have them, and jumps.
+                if next(3) == 0 {
+                    path = paths[next(paths.len())];
+                }
+                let op = match next(5) {
+                    0 => EditOp::Rename {
+                        to: tos[next(tos.len())].to_string(),
+                    },
+                    _ => EditOp::Delete,
+                };
+                edits.push(Edit {
+                    index: i + 1,
+                    path: path.to_string(),
+                    format: Format::SearchReplace,
+                    source: SourceSpan::default(),
+                    ordering: Ordering::Sequential,
+                    op,
+                });
+            }
+            let (mut fast, mut plain) = (Vec::new(), Vec::new());
+            let groups = group_by_file(&edits, root, &mut fast);
+            let expected = grouped_plainly(&edits, root, &mut plain);
+            assert_eq!(groups, expected);
+            assert_eq!(fast, plain);
+        }
     }
 }

@@ -43,46 +43,75 @@ impl WorkspacePath {
             ));
         }
         let raw = raw.strip_prefix("./").unwrap_or(raw);
-        let path = Path::new(raw);
-        let relative: PathBuf = if path.is_absolute() {
-            let root_abs = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
-            match lexical_normalize(path).and_then(|p| {
-                p.strip_prefix(lexical_normalize(&root_abs)?)
-                    .ok()
-                    .map(Path::to_path_buf)
-            }) {
-                Some(rel) => rel,
-                None => return Err(PathError::OutsideRoot),
-            }
-        } else {
-            path.to_path_buf()
-        };
-        let mut parts: Vec<String> = Vec::new();
-        for comp in relative.components() {
-            match comp {
-                Component::Normal(p) if p.len() > MAX_NAME_BYTES => {
-                    return Err(PathError::InvalidName(format!(
-                        "name too long (`{}…` is {} bytes; the limit is {MAX_NAME_BYTES})",
-                        p.to_string_lossy().chars().take(24).collect::<String>(),
-                        p.len()
-                    )));
-                }
-                Component::Normal(p) => parts.push(p.to_string_lossy().into_owned()),
-                Component::CurDir => {}
-                Component::ParentDir => {
-                    if parts.pop().is_none() {
-                        return Err(PathError::OutsideRoot);
-                    }
-                }
-                Component::RootDir | Component::Prefix(_) => return Err(PathError::OutsideRoot),
-            }
+        if is_plain(raw) {
+            // Already normalized: the components below would join back
+            // into it.
+            return Ok(WorkspacePath(raw.to_owned()));
         }
-        if parts.is_empty() {
-            return Err(PathError::Empty);
-        }
-        Ok(WorkspacePath(parts.join("/")))
+        by_components(root, raw)
     }
+}
 
+/// A relative path normalized component by component (`raw`: trimmed, no
+/// NUL byte, one leading `./` taken off).
+fn by_components(root: &Path, raw: &str) -> Result<WorkspacePath, PathError> {
+    let path = Path::new(raw);
+    let relative: PathBuf = if path.is_absolute() {
+        let root_abs = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
+        match lexical_normalize(path).and_then(|p| {
+            p.strip_prefix(lexical_normalize(&root_abs)?)
+                .ok()
+                .map(Path::to_path_buf)
+        }) {
+            Some(rel) => rel,
+            None => return Err(PathError::OutsideRoot),
+        }
+    } else {
+        path.to_path_buf()
+    };
+    let mut parts: Vec<String> = Vec::new();
+    for comp in relative.components() {
+        match comp {
+            Component::Normal(p) if p.len() > MAX_NAME_BYTES => {
+                return Err(PathError::InvalidName(format!(
+                    "name too long (`{}…` is {} bytes; the limit is {MAX_NAME_BYTES})",
+                    p.to_string_lossy().chars().take(24).collect::<String>(),
+                    p.len()
+                )));
+            }
+            Component::Normal(p) => parts.push(p.to_string_lossy().into_owned()),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if parts.pop().is_none() {
+                    return Err(PathError::OutsideRoot);
+                }
+            }
+            Component::RootDir | Component::Prefix(_) => return Err(PathError::OutsideRoot),
+        }
+    }
+    if parts.is_empty() {
+        return Err(PathError::Empty);
+    }
+    Ok(WorkspacePath(parts.join("/")))
+}
+
+/// A path that is already in normal form: `/`-separated names of ASCII
+/// letters, digits, `_`, `-` and `.`, none empty, `.` or `..`, none too
+/// long (the usual payload path, normalized without building a `Path`).
+fn is_plain(raw: &str) -> bool {
+    !raw.is_empty()
+        && raw.split('/').all(|name| {
+            !name.is_empty()
+                && name != "."
+                && name != ".."
+                && name.len() <= MAX_NAME_BYTES
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+        })
+}
+
+impl WorkspacePath {
     /// The `/`-separated relative path.
     pub fn as_str(&self) -> &str {
         &self.0
@@ -286,5 +315,42 @@ mod tests {
         assert_eq!(ok("/etc/passwd"), Err(PathError::OutsideRoot));
         assert_eq!(ok("src/../../x"), Err(PathError::OutsideRoot));
         assert_eq!(ok("."), Err(PathError::Empty));
+    }
+
+    /// A plain path is its own normal form: the same as normalized by its
+    /// components, on random paths of names, dots, slashes, spaces,
+    /// backslashes and non-ASCII letters.
+    #[test]
+    fn plain_paths_equal_their_components() {
+        let root = Path::new("/work/repo");
+        let pieces = [
+            "a", "src", "_", "-", ".", "..", "/", "//", "x.rs", " ", "\\", "é", "~", "A9",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut plain = 0;
+        for _ in 0..20_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let mut raw = String::new();
+            let mut r = seed;
+            for _ in 0..(r % 7) {
+                r /= 7;
+                raw.push_str(pieces[(r % pieces.len() as u64) as usize]);
+                r /= pieces.len() as u64;
+            }
+            let trimmed = raw.trim();
+            let stripped = trimmed.strip_prefix("./").unwrap_or(trimmed);
+            plain += usize::from(is_plain(stripped));
+            assert_eq!(
+                WorkspacePath::new(root, &raw),
+                by_components(root, stripped),
+                "{raw:?}"
+            );
+        }
+        assert!(plain > 1000, "{plain}");
+        let long = "n".repeat(MAX_NAME_BYTES + 1);
+        assert!(!is_plain(&long));
+        assert_eq!(WorkspacePath::new(root, &long), by_components(root, &long));
     }
 }

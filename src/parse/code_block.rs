@@ -102,7 +102,7 @@ pub fn parse(scan: &mut Scan, i: usize) -> Block {
         content.push_str(line);
         content.push('\n');
     }
-    scan.last_path = Some(name.path.clone());
+    scan.set_last_path(&name.path);
     block.edits.push(ParsedEdit {
         path: name.path,
         format: Format::CodeBlock,

@@ -108,7 +108,7 @@ pub fn joined_lines(lines: &[&str]) -> String {
 pub fn block_path(scan: &Scan, open: usize) -> Option<String> {
     let path = markdown::path_before(scan, open)
         .filter(|p| !is_marker(p))
-        .or_else(|| scan.last_path.clone())?;
+        .or_else(|| scan.last_path())?;
     Some(if path.contains('/') {
         path
     } else {
@@ -203,7 +203,7 @@ pub fn block_of(
             errors: vec![missing_path_error(open_line)],
         };
     };
-    scan.last_path = Some(path.clone());
+    scan.set_last_path(&path);
     Block {
         next_line,
         edits: vec![ParsedEdit {

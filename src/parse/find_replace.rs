@@ -50,7 +50,7 @@ pub fn parse(scan: &mut Scan, i: usize) -> Block {
     let mut block = Block::default();
     let mut j = i;
     if let Some(path) = scan.line(i).and_then(file_header) {
-        scan.last_path = Some(path);
+        scan.set_last_path(&path);
         j += 1;
     }
     loop {
@@ -61,7 +61,7 @@ pub fn parse(scan: &mut Scan, i: usize) -> Block {
         match parse_pair(scan, j) {
             Ok(pair) => {
                 let next_line = pair.next_line;
-                match scan.last_path.clone() {
+                match scan.last_path() {
                     Some(path) => block.edits.push(pair.edit(path)),
                     None => block.errors.push(no_file(j)),
                 }

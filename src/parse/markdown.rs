@@ -193,7 +193,7 @@ pub fn looks_like_path(s: &str) -> bool {
     {
         return false;
     }
-    let words = s.split_whitespace().count();
+    let words = word_count(s);
     if words == 1 {
         return true;
     }
@@ -204,6 +204,19 @@ pub fn looks_like_path(s: &str) -> bool {
             && ext.chars().all(|c| c.is_ascii_alphanumeric())
     });
     words <= 4 && (s.contains('/') || has_ext)
+}
+
+/// `s.split_whitespace().count()`, an ASCII text's words split on its
+/// bytes (the whitespace chars below 128 are the bytes 9 to 13 and the
+/// space) rather than decoded char by char.
+fn word_count(s: &str) -> usize {
+    if !s.is_ascii() {
+        return s.split_whitespace().count();
+    }
+    s.as_bytes()
+        .split(|b| matches!(b, b'\t'..=b'\r' | b' '))
+        .filter(|w| !w.is_empty())
+        .count()
 }
 
 /// The path of a block whose opening marker is 0-based line `marker`:
@@ -261,6 +274,24 @@ fn is_fence_info_path(info: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The byte word count is `split_whitespace`'s: every ASCII byte as a
+    /// separator or not, in random texts, and non-ASCII texts.
+    #[test]
+    fn word_count_is_split_whitespace() {
+        let mut pool: Vec<String> = (0u8..128).map(|b| char::from(b).to_string()).collect();
+        pool.extend(["a", "path/x.py", "\u{a0}", "\u{2003}", "\u{85}", "\u{e9}"].map(String::from));
+        let mut rng = crate::test_rng::Rng::new(11);
+        for _ in 0..5000 {
+            let n = rng.below(8);
+            let s: String = (0..n).map(|_| rng.pick(&pool).as_str()).collect();
+            assert_eq!(word_count(&s), s.split_whitespace().count(), "{s:?}");
+        }
+        for b in 0u8..128 {
+            let s = format!("a{}b", char::from(b));
+            assert_eq!(word_count(&s), s.split_whitespace().count(), "{b}");
+        }
+    }
 
     /// [`fence`] and [`closes`] as the plain reading defines them: up to
     /// 3 spaces, 3+ of one fence character, the info trimmed, no backtick

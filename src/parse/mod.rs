@@ -69,7 +69,14 @@ pub struct Scan<'a> {
     /// with the suggestions pass).
     pub lines: std::borrow::Cow<'a, [&'a str]>,
     /// The path of the previous block, for blocks that name none.
-    pub last_path: Option<String>,
+    last_path: Option<String>,
+    /// The scan starts inside the payload (the second part of a split
+    /// scan, [`blocks_in_two`]): the path named before its first line is
+    /// unknown until a block of its own names one.
+    inherits: bool,
+    /// A block asked for that unknown path: this part's result is not the
+    /// sequential scan's.
+    read_unknown: std::cell::Cell<bool>,
     next_group: u32,
     /// Per line, whether a code fence opens there (not closing one, not
     /// inside one): computed once, on first use.
@@ -96,6 +103,8 @@ impl<'a> Scan<'a> {
         Scan {
             lines,
             last_path: None,
+            inherits: false,
+            read_unknown: std::cell::Cell::new(false),
             next_group: 0,
             opening_fences: std::cell::OnceCell::new(),
         }
@@ -108,6 +117,22 @@ impl<'a> Scan<'a> {
             .opening_fences
             .get_or_init(|| markdown::opening_fences(&self.lines));
         roles.get(i).copied().unwrap_or(false)
+    }
+
+    /// The path the previous block named (for a block that names none).
+    pub fn last_path(&self) -> Option<String> {
+        if self.inherits && self.last_path.is_none() {
+            self.read_unknown.set(true);
+        }
+        self.last_path.clone()
+    }
+
+    /// Records the path a block named (copied only when it changes: most
+    /// blocks name the file the one before named).
+    pub fn set_last_path(&mut self, path: &str) {
+        if self.last_path.as_deref() != Some(path) {
+            self.last_path = Some(path.to_string());
+        }
     }
 
     /// A fresh group number for a set of simultaneous edits
@@ -222,12 +247,20 @@ pub fn parse(payload: &str, format: Option<Format>) -> Parsed {
         // The lines are split once, for both passes, which are
         // independent: a long response reads them on two cores.
         let lines = split_lines(payload);
-        let blocks = || parse_blocks(payload, Scan::over(&lines), format);
         let commands = || suggestions::find_in(&lines);
         let ((edits, errors, preview), suggestions) = if lines.len() >= SIDE_BY_SIDE_LINES {
-            crate::cores::join(blocks, commands)
+            match cut_line(&lines).filter(|_| crate::cores::count() > 1) {
+                Some(cut) => blocks_in_two(payload, &lines, format, cut, commands),
+                None => crate::cores::join(
+                    || parse_blocks(payload, Scan::over(&lines), format),
+                    commands,
+                ),
+            }
         } else {
-            (blocks(), commands())
+            (
+                parse_blocks(payload, Scan::over(&lines), format),
+                commands(),
+            )
         };
         (edits, errors, suggestions, preview)
     };
@@ -262,28 +295,90 @@ fn split_lines(payload: &str) -> Vec<&str> {
     }
 }
 
+/// What a scan of the payload's lines found: edits, errors, and the code
+/// blocks' errors apart (see [`Found::finish`]).
+#[derive(Default)]
+struct Found {
+    edits: Vec<ParsedEdit>,
+    errors: Vec<EditError>,
+    code_errors: Vec<EditError>,
+}
+
+impl Found {
+    /// The edits and errors of a whole scan: chat code blocks are a
+    /// response's edits only when it holds no block of another format
+    /// (beside SEARCH/REPLACE blocks or a patch, a fenced block naming a
+    /// file shows code, the result or an example, and reading it as an
+    /// edit could refuse the whole payload); a response with no block may
+    /// carry its tool call in a ```json fence.
+    fn finish(
+        self,
+        payload: &str,
+        only: Option<Format>,
+    ) -> (Vec<ParsedEdit>, Vec<EditError>, bool) {
+        let Found {
+            mut edits,
+            mut errors,
+            code_errors,
+        } = self;
+        if edits.iter().any(|e| e.format != Format::CodeBlock) || !errors.is_empty() {
+            edits.retain(|e| e.format != Format::CodeBlock);
+        } else {
+            errors.extend(code_errors);
+        }
+        if only.is_none_or(|f| f != Format::Json) && edits.is_empty() && errors.is_empty() {
+            if let Some(out) = json::parse_fenced(payload) {
+                return (out.edits, out.errors, out.preview);
+            }
+        }
+        (edits, errors, false)
+    }
+
+    /// Adds a later part's finds.
+    fn extend(&mut self, later: Found) {
+        self.edits.extend(later.edits);
+        self.errors.extend(later.errors);
+        self.code_errors.extend(later.code_errors);
+    }
+}
+
 /// Scans a markdown response for blocks of every (or one) block format.
 fn parse_blocks(
     payload: &str,
     mut scan: Scan,
     only: Option<Format>,
 ) -> (Vec<ParsedEdit>, Vec<EditError>, bool) {
-    let mut edits = Vec::new();
-    let mut errors = Vec::new();
-    let mut code_errors = Vec::new();
-    let mut i = 0;
+    let mut found = Found::default();
+    scan_blocks(&mut scan, 0, None, only, &mut found);
+    found.finish(payload, only)
+}
+
+/// The block scan from 0-based line `i`: at each line every format is
+/// asked whether a block opens there, and the first that says yes parses
+/// it and says where the scan resumes. Stops at line `stop` if the scan
+/// lands on it (`true`), else runs to the end (`false`).
+fn scan_blocks(
+    scan: &mut Scan,
+    mut i: usize,
+    stop: Option<usize>,
+    only: Option<Format>,
+    found: &mut Found,
+) -> bool {
     'lines: while i < scan.lines.len() {
+        if Some(i) == stop {
+            return true;
+        }
         for parser in BLOCK_PARSERS {
             if only.is_some_and(|f| f != parser.format && !same_family(f, parser.format)) {
                 continue;
             }
-            if (parser.opens)(&scan, i) {
-                let block = (parser.parse)(&mut scan, i);
-                edits.extend(block.edits);
+            if (parser.opens)(scan, i) {
+                let block = (parser.parse)(scan, i);
+                found.edits.extend(block.edits);
                 if parser.format == Format::CodeBlock {
-                    code_errors.extend(block.errors);
+                    found.code_errors.extend(block.errors);
                 } else {
-                    errors.extend(block.errors);
+                    found.errors.extend(block.errors);
                 }
                 // A parser always makes progress, even on a broken block.
                 i = block.next_line.max(i + 1);
@@ -292,22 +387,69 @@ fn parse_blocks(
         }
         i += 1;
     }
-    // Chat code blocks are a response's edits only when it holds no block
-    // of another format: beside SEARCH/REPLACE blocks or a patch, a fenced
-    // block naming a file shows code (the result, an example), and reading
-    // it as an edit could refuse the whole payload.
-    if edits.iter().any(|e| e.format != Format::CodeBlock) || !errors.is_empty() {
-        edits.retain(|e| e.format != Format::CodeBlock);
-    } else {
-        errors.extend(code_errors);
-    }
-    if only.is_none_or(|f| f != Format::Json) && edits.is_empty() && errors.is_empty() {
-        // A markdown response may carry its tool call in a ```json fence.
-        if let Some(out) = json::parse_fenced(payload) {
-            return (out.edits, out.errors, out.preview);
+    false
+}
+
+/// Where a long payload's block scan is cut in two: the line after the
+/// first `>>>>>>> REPLACE` marker from two thirds in (the second core also
+/// finds the suggested commands), where a sequential scan resumes after a
+/// SEARCH/REPLACE block. Whether the scan lands there is checked as it
+/// runs ([`blocks_in_two`]).
+fn cut_line(lines: &[&str]) -> Option<usize> {
+    (lines.len() * 2 / 3..lines.len())
+        .find(|&j| conflict_markers::is_replace_marker(lines[j]))
+        .map(|j| j + 1)
+}
+
+/// [`parse_blocks`] with the lines from `cut` on scanned on another core
+/// (then `commands` there), the same as one scan from the start:
+/// - the scan's course (which line each block opens at, where it
+///   resumes) depends on the lines alone, so a scan from `cut` follows
+///   the sequential one if that one lands on `cut`; the first part stops
+///   there, or, when it steps over it, goes on to the end alone;
+/// - a block's result depends on the scan's state only through the path
+///   the previous block named, which the second part does not know: if
+///   one of its blocks asks for it before one names a path, its result is
+///   dropped and the first part goes on from `cut` itself; and the group
+///   numbers of simultaneous edits, which it numbers from 1 and which are
+///   shifted by the first part's count.
+fn blocks_in_two(
+    payload: &str,
+    lines: &[&str],
+    only: Option<Format>,
+    cut: usize,
+    commands: impl FnOnce() -> Vec<String> + Send,
+) -> ((Vec<ParsedEdit>, Vec<EditError>, bool), Vec<String>) {
+    let first = || {
+        let mut scan = Scan::over(lines);
+        let mut found = Found::default();
+        let landed = scan_blocks(&mut scan, 0, Some(cut), only, &mut found);
+        (scan, found, landed)
+    };
+    let second = || {
+        let mut scan = Scan::over(lines);
+        scan.inherits = true;
+        let mut found = Found::default();
+        scan_blocks(&mut scan, cut, None, only, &mut found);
+        let groups = scan.next_group;
+        ((found, scan.read_unknown.get(), groups), commands())
+    };
+    let ((mut scan, mut found, landed), ((later, read_unknown, _), commands)) =
+        crate::cores::join(first, second);
+    if landed {
+        if read_unknown {
+            scan_blocks(&mut scan, cut, None, only, &mut found);
+        } else {
+            let mut later = later;
+            for e in &mut later.edits {
+                if let Ordering::Simultaneous(g) = &mut e.ordering {
+                    *g += scan.next_group;
+                }
+            }
+            found.extend(later);
         }
     }
-    (edits, errors, false)
+    (found.finish(payload, only), commands)
 }
 
 /// `search_replace` and `roo_diff` share their block syntax: asking for one
@@ -368,6 +510,81 @@ fn finish(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every cut of a payload's block scan in two gives the one scan's
+    /// result (edits, their group numbers, errors, the code-block rule).
+    fn check_every_cut(payload: &str, only: Option<Format>) {
+        let lines = crate::text::lines::split(payload);
+        let want = parse_blocks(payload, Scan::over(&lines), only);
+        for cut in 0..=lines.len() {
+            let (got, commands) = blocks_in_two(payload, &lines, only, cut, Vec::new);
+            assert_eq!(got, want, "cut at line {cut} of {payload:?}");
+            assert!(commands.is_empty());
+        }
+    }
+
+    /// On random responses built of every format's pieces (blocks with
+    /// and without their path line, fences, patches with simultaneous
+    /// hunks, broken and stray markers, CRLF, blank lines, non-ASCII),
+    /// cut at every line.
+    #[test]
+    fn a_scan_cut_in_two_is_the_one_scan() {
+        let pieces = [
+            "Some prose.\n",
+            "\n",
+            "src/a.py\n",
+            "b/c.rs\r\n",
+            "```python\n",
+            "```\n",
+            "```src/d.py\n",
+            "<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n",
+            "<<<<<<< SEARCH\r\n  y\u{e9}\r\n=======\r\n  z\r\n>>>>>>> REPLACE\r\n",
+            "<<<<<<< SEARCH\n:start_line:3\n-------\nq\n=======\nr\n>>>>>>> REPLACE\n",
+            "<<<<<<< SEARCH\n=======\nnew file\n>>>>>>> REPLACE\n",
+            ">>>>>>> REPLACE\n",
+            "<<<<<<< SEARCH\nunclosed\n",
+            "--- a/e.py\n+++ b/e.py\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n@@ -9 +9 @@\n-d\n+f\n",
+            "*** Begin Patch\n*** Update File: g.py\n@@\n-h\n+i\n*** End Patch\n",
+            "FILE: h.txt\nFIND:\n```\nold\n```\nREPLACE:\n```\nnew\n```\n",
+            "\u{ab}\u{ab}\u{ab} EDIT\nk.py\nold\n\u{bb}\u{bb}\u{bb}\n",
+            "```python src/m.py\ndef f():\n    pass\n```\n",
+            "```bash\npip install x\n```\n",
+        ];
+        let mut rng = crate::test_rng::Rng::new(17);
+        for trial in 0..300 {
+            let n = 1 + rng.below(14);
+            let payload: String = (0..n).map(|_| *rng.pick(&pieces)).collect();
+            let only = match trial % 5 {
+                0 => Some(Format::SearchReplace),
+                1 => Some(Format::UnifiedDiff),
+                _ => None,
+            };
+            check_every_cut(&payload, only);
+        }
+    }
+
+    /// The parse fixtures and corpus payloads, cut at every line.
+    #[test]
+    fn the_fixtures_cut_in_two_are_the_one_scan() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/parse");
+        let mut stack = vec![root];
+        let mut seen = 0;
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|e| e == "md" || e == "txt") {
+                    let Ok(text) = std::fs::read_to_string(&path) else {
+                        continue;
+                    };
+                    check_every_cut(&text, None);
+                    seen += 1;
+                }
+            }
+        }
+        assert!(seen > 50, "{seen} payloads");
+    }
 
     /// A long payload's lines split in two halves are its lines split
     /// whole (CRLF and LF, blank lines, a `\r` with no `\n` after it,

@@ -80,7 +80,7 @@ fn parse_element(scan: &mut Scan, i: usize, closing: &str) -> Block {
     for file in element.files() {
         parse_file(&element, &file, &mut block);
         if let Some(path) = file.path {
-            scan.last_path = Some(path);
+            scan.set_last_path(&path);
         }
     }
     if block.edits.is_empty() && block.errors.is_empty() {

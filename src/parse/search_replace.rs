@@ -54,7 +54,7 @@ pub(crate) fn parse_block(scan: &mut Scan, i: usize, dialect: Dialect, format: F
         }
     };
     let next_line = raw.closer + 1;
-    let Some(path) = markdown::path_before(scan, i).or_else(|| scan.last_path.clone()) else {
+    let Some(path) = markdown::path_before(scan, i).or_else(|| scan.last_path()) else {
         return Block {
             next_line,
             edits: Vec::new(),
@@ -69,7 +69,7 @@ pub(crate) fn parse_block(scan: &mut Scan, i: usize, dialect: Dialect, format: F
             )],
         };
     };
-    scan.last_path = Some(path.clone());
+    scan.set_last_path(&path);
     let op = block_op(&raw, dialect == Dialect::Roo);
     Block {
         next_line,

@@ -9,6 +9,7 @@
 //! string tools, FIND/REPLACE) may match anywhere: a few are searched with
 //! `memmem`, many with one Aho-Corasick scan over their first bytes.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::sync::Arc;
@@ -18,12 +19,12 @@ use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
 use super::doc::{self, OrigHits};
 use crate::model::MatchUnit;
-use crate::text::hashed::PrecomputedHasher;
+use crate::text::hashed::{IndexMap, PrecomputedHasher};
 
 /// One needle: the edit it belongs to, its text, and how it matches.
-pub struct Needle {
+pub struct Needle<'a> {
     pub edit: usize,
-    pub text: String,
+    pub text: Cow<'a, str>,
     pub unit: MatchUnit,
 }
 
@@ -45,76 +46,91 @@ const FIRST_LINE_CAP: usize = 256;
 /// order; for a line needle only offsets at a line start. Needles of the
 /// same text and unit share their hits (ten thousand blocks with one
 /// search over ten thousand places would otherwise hold 10^8 offsets).
-pub fn find(original: &str, needles: &[Needle]) -> HashMap<usize, Arc<OrigHits>> {
-    let mut out = HashMap::with_capacity(needles.len());
-    // Each distinct needle once: `unique[k]` is the first needle of its
-    // text and unit, `of[i]` the distinct needle of needle `i`.
-    let mut seen: HashMap<(&str, bool), usize> = HashMap::with_capacity(needles.len());
-    let mut unique: Vec<&Needle> = Vec::new();
-    let of: Vec<usize> = needles
-        .iter()
-        .map(|n| {
-            *seen
-                .entry((n.text.as_str(), n.unit == MatchUnit::Lines))
-                .or_insert_with(|| {
-                    unique.push(n);
-                    unique.len() - 1
-                })
-        })
+pub fn find(original: &str, needles: &[Needle]) -> IndexMap<Arc<OrigHits>> {
+    let (unique, of) = distinct(needles);
+    let found: Vec<Arc<OrigHits>> = distinct_hits(original, &unique)
+        .into_iter()
+        .map(Arc::new)
         .collect();
-    let mut found: HashMap<usize, Arc<OrigHits>> = HashMap::with_capacity(unique.len());
-    found.extend(
-        distinct_hits(original, &unique)
-            .into_iter()
-            .map(|(edit, hits)| (edit, Arc::new(hits))),
-    );
+    let mut out = IndexMap::with_capacity_and_hasher(needles.len(), Default::default());
     for (n, k) in needles.iter().zip(of) {
-        if let Some(hits) = found.get(&unique[k].edit) {
-            out.insert(n.edit, Arc::clone(hits));
-        }
+        out.insert(n.edit, Arc::clone(&found[k]));
     }
     out
 }
 
-/// [`find`] for needles that differ from each other.
-fn distinct_hits(original: &str, needles: &[&Needle]) -> HashMap<usize, OrigHits> {
-    let mut out = HashMap::with_capacity(needles.len());
-    let (lines, substrings): (Vec<&Needle>, Vec<&Needle>) = needles
+/// The distinct needles (`unique[k]` the first needle of its text and
+/// unit, in payload order) and, per needle, its `k`. Texts are looked up
+/// by their xxh3 (a chain per hash, as in the line tables) and compared
+/// in full: a hash shared by two texts only costs a comparison.
+fn distinct<'n, 'a>(needles: &'n [Needle<'a>]) -> (Vec<&'n Needle<'a>>, Vec<usize>) {
+    let mut last: HashMap<u64, usize, BuildHasherDefault<PrecomputedHasher>> =
+        HashMap::with_capacity_and_hasher(needles.len(), Default::default());
+    // Per distinct needle, the previous one with the same hash.
+    let mut previous: Vec<usize> = Vec::with_capacity(needles.len());
+    let mut unique: Vec<&Needle> = Vec::with_capacity(needles.len());
+    let of = needles
         .iter()
-        .copied()
-        .partition(|n| n.unit == MatchUnit::Lines);
+        .map(|n| {
+            let hash = xxhash_rust::xxh3::xxh3_64(n.text.as_bytes())
+                .wrapping_add(u64::from(n.unit == MatchUnit::Lines));
+            let head = last.get(&hash).copied().unwrap_or(usize::MAX);
+            let mut k = head;
+            while k != usize::MAX {
+                let u = unique[k];
+                if u.text == n.text && (u.unit == MatchUnit::Lines) == (n.unit == MatchUnit::Lines)
+                {
+                    return k;
+                }
+                k = previous[k];
+            }
+            unique.push(n);
+            previous.push(head);
+            last.insert(hash, unique.len() - 1);
+            unique.len() - 1
+        })
+        .collect();
+    (unique, of)
+}
+
+/// [`find`] for needles that differ from each other: each one's hits, in
+/// the needles' order.
+fn distinct_hits(original: &str, needles: &[&Needle]) -> Vec<OrigHits> {
+    let mut out: Vec<OrigHits> = vec![OrigHits::default(); needles.len()];
+    let (lines, substrings): (Vec<usize>, Vec<usize>) =
+        (0..needles.len()).partition(|&k| needles[k].unit == MatchUnit::Lines);
     // The table costs one pass over the lines, about what two `memmem`
     // scans cost (each with a searcher to build): from three needles on
     // it is cheaper, whatever the text's size.
     if lines.len() <= 2 {
-        for n in lines {
+        for k in lines {
+            let n = needles[k];
             let hits = doc::find_overlapping(original.as_bytes(), n.text.as_bytes())
                 .into_iter()
                 .filter(|&s| is_line_hit(original.as_bytes(), s, n.text.as_bytes()))
                 .collect();
-            out.insert(n.edit, full(hits));
+            out[k] = full(hits);
         }
     } else {
-        out.extend(line_starts(original, &lines));
+        let picked: Vec<&Needle> = lines.iter().map(|&k| needles[k]).collect();
+        for (k, (_, hits)) in lines.iter().zip(line_starts(original, &picked)) {
+            out[*k] = hits;
+        }
     }
     if substrings.len() <= 2
         || original.len().saturating_mul(substrings.len()) <= PER_NEEDLE_SCAN_BYTES
     {
-        for n in substrings {
-            out.insert(
-                n.edit,
-                full(doc::find_overlapping(
-                    original.as_bytes(),
-                    n.text.as_bytes(),
-                )),
-            );
+        for k in substrings {
+            out[k] = full(doc::find_overlapping(
+                original.as_bytes(),
+                needles[k].text.as_bytes(),
+            ));
         }
     } else {
-        out.extend(
-            automaton(original, &substrings)
-                .into_iter()
-                .map(|(edit, hits)| (edit, full(hits))),
-        );
+        let picked: Vec<&Needle> = substrings.iter().map(|&k| needles[k]).collect();
+        for (k, (_, hits)) in substrings.iter().zip(automaton(original, &picked)) {
+            out[*k] = full(hits);
+        }
     }
     out
 }
@@ -149,7 +165,7 @@ fn key(line: &[u8]) -> &[u8] {
 }
 
 /// A needle's first line as a table key ([`key`]).
-fn first_line(n: &Needle) -> &[u8] {
+fn first_line<'n>(n: &'n Needle) -> &'n [u8] {
     let t = n.text.as_bytes();
     key(&t[..memchr::memchr(b'\n', t).unwrap_or(t.len())])
 }
@@ -421,11 +437,47 @@ mod tests {
         places
     }
 
-    fn needle(edit: usize, text: &str, unit: MatchUnit) -> Needle {
+    fn needle(edit: usize, text: &str, unit: MatchUnit) -> Needle<'static> {
         Needle {
             edit,
-            text: text.to_string(),
+            text: text.to_string().into(),
             unit,
+        }
+    }
+
+    /// The distinct needles are the plain definition's: each needle's is
+    /// the first one of the same text and unit (lines or not), in order,
+    /// on random needles drawn from a few texts (empty, CRLF, non-ASCII,
+    /// texts one byte apart) and both units.
+    #[test]
+    fn distinct_needles_are_the_first_of_their_text_and_unit() {
+        let texts = ["", "a", "a\n", "a\r\n", "\u{e9}", "\u{e8}", "ab", "ba"];
+        let mut rng = crate::test_rng::Rng::new(5);
+        for _ in 0..200 {
+            let n = rng.below(30);
+            let needles: Vec<Needle> = (0..n)
+                .map(|k| {
+                    let unit = match rng.below(2) {
+                        0 => MatchUnit::Lines,
+                        _ => MatchUnit::Substring,
+                    };
+                    needle(k, rng.pick::<&str>(&texts), unit)
+                })
+                .collect();
+            let (unique, of) = distinct(&needles);
+            let mut want_unique: Vec<usize> = Vec::new();
+            for (i, n) in needles.iter().enumerate() {
+                let first = needles
+                    .iter()
+                    .position(|m| m.text == n.text && m.unit == n.unit)
+                    .unwrap();
+                if first == i {
+                    want_unique.push(i);
+                }
+                assert_eq!(unique[of[i]].edit, first);
+            }
+            let got: Vec<usize> = unique.iter().map(|u| u.edit).collect();
+            assert_eq!(got, want_unique);
         }
     }
 

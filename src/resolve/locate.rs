@@ -5,6 +5,7 @@
 //! [`replacement::Build`], which refuses when the payload admits two
 //! readings that give different text.
 
+use std::borrow::Cow;
 use std::ops::Range;
 use std::time::Instant;
 
@@ -229,13 +230,15 @@ fn span_of(len: usize, byte: impl Fn(usize) -> u8, m: &Range<usize>) -> Span {
 
 impl Locator<'_> {
     /// The exact needle of a search in this file's line ending: whole lines
-    /// without the last terminator, or the raw substring.
-    pub fn exact_needle(&self, r: &Replace) -> String {
+    /// without the last terminator, or the raw substring (borrowed from the
+    /// search in an LF file: each search is looked up twice, once for its
+    /// original hits and once on the doc).
+    pub fn exact_needle<'r>(&self, r: &'r Replace) -> Cow<'r, str> {
         let text = match r.unit {
             MatchUnit::Lines => r.search.strip_suffix('\n').unwrap_or(&r.search),
             MatchUnit::Substring => &r.search,
         };
-        self.line_ending.apply(text)
+        self.line_ending.applied(text)
     }
 
     /// Fast path: exact candidates of a sequential search from the piece

@@ -254,7 +254,7 @@ struct FileResolver<'o, 'c> {
     language: Option<crate::syntax::Language>,
     config: &'c ResolveConfig,
     /// Original hits of each sequential replace's exact needle, by edit index.
-    orig_hits: std::collections::HashMap<usize, std::sync::Arc<doc::OrigHits>>,
+    orig_hits: crate::text::hashed::IndexMap<std::sync::Arc<doc::OrigHits>>,
     /// (original 0-based line, line delta) of applied edits, for hints.
     shifts: Vec<(usize, isize)>,
     /// Some edit of this file carries a line hint.

@@ -43,9 +43,15 @@ impl LineEnding {
     /// Writes LF-only `text` with this line ending (`\r\n` already present
     /// is kept as is).
     pub fn apply(self, text: &str) -> String {
+        self.applied(text).into_owned()
+    }
+
+    /// [`LineEnding::apply`], borrowing `text` when it is already written
+    /// with this line ending (always for LF).
+    pub fn applied(self, text: &str) -> std::borrow::Cow<'_, str> {
         match self {
-            LineEnding::Lf => text.to_string(),
-            LineEnding::CrLf => {
+            LineEnding::Lf => std::borrow::Cow::Borrowed(text),
+            LineEnding::CrLf => std::borrow::Cow::Owned({
                 let mut out = String::with_capacity(text.len() + text.len() / 16);
                 let mut prev = '\0';
                 for c in text.chars() {
@@ -56,7 +62,7 @@ impl LineEnding {
                     prev = c;
                 }
                 out
-            }
+            }),
         }
     }
 }
