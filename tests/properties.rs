@@ -195,7 +195,7 @@ proptest! {
             prop_assert_eq!(doc.text(), plain.as_str());
             prop_assert_eq!(doc.len(), plain.len());
             for needle in &needles {
-                let orig_hits = OrigHits { full: naive_find(&original, needle), first_line: None };
+                let orig_hits = OrigHits { full: naive_find(&original, needle), ..OrigHits::default() };
                 prop_assert_eq!(doc.find(needle, &orig_hits, false), naive_find(&plain, needle), "needle {:?}", needle);
             }
         }

@@ -121,6 +121,12 @@ pub struct OrigHits {
     /// first `\n`, one `\r` aside), in order. `None` when not collected
     /// (then the text near every change is searched instead).
     pub first_line: Option<Vec<usize>>,
+    /// For a line search on the unedited text: the needle's length and
+    /// the hits of `full` that end a line too (`locate::whole_line_hits`),
+    /// kept on first use. Every block with this search reads the same
+    /// list: 10k blocks over 10k identical lines filtered 10^8 places,
+    /// one block at a time, before.
+    pub whole_lines: std::sync::OnceLock<(usize, Vec<usize>)>,
 }
 
 /// The current text of one file, as pieces of the original and of edits.
@@ -1171,7 +1177,7 @@ mod tests {
     fn full(hits: Vec<usize>) -> OrigHits {
         OrigHits {
             full: hits,
-            first_line: None,
+            ..OrigHits::default()
         }
     }
 
@@ -1206,6 +1212,7 @@ mod tests {
         OrigHits {
             full,
             first_line: with_first_line.then_some(first_line),
+            ..OrigHits::default()
         }
     }
 

@@ -144,7 +144,7 @@ impl Locator<'_> {
             .find(|&i| ways.iter().any(|w| w[i] != ways[0][i]))
             .unwrap_or(0);
         let way = choose(
-            ways,
+            &ways,
             false,
             hint,
             |w| w[0],

@@ -21,7 +21,7 @@ pub fn choose_window(
     hint: Option<usize>,
 ) -> Result<Vec<Range<usize>>, Miss> {
     choose(
-        windows,
+        &windows,
         replace_all,
         hint,
         |m| m.start,
@@ -35,14 +35,14 @@ pub fn choose_window(
 /// lines —, else the nearest when it is within [`HINT_NEAR`] lines and no
 /// other is within [`HINT_CLEAR`] lines); else ambiguous.
 pub fn choose<M: Clone>(
-    candidates: Vec<M>,
+    candidates: &[M],
     replace_all: bool,
     hint: Option<usize>,
     line_of: impl Fn(&M) -> usize,
     span: impl Fn(&M) -> Range<usize>,
 ) -> Result<Vec<M>, Miss> {
     if candidates.len() == 1 || (replace_all && !candidates.is_empty()) {
-        return Ok(candidates);
+        return Ok(candidates.to_vec());
     }
     if let Some(h) = hint {
         // Exactly at the hint. Line 1 is what a model writes when it does
@@ -66,7 +66,7 @@ pub fn choose<M: Clone>(
         // was most of ten thousand hunks' time.
         let mut best: Option<(usize, &M)> = None;
         let mut second = usize::MAX;
-        for c in &candidates {
+        for c in candidates {
             let d = line_of(c).abs_diff(h);
             match best {
                 Some((d0, _)) if d >= d0 => second = second.min(d),
@@ -209,7 +209,7 @@ mod tests {
             let mut candidates: Vec<usize> = (0..count).map(|_| below(spread)).collect();
             candidates.dedup();
             let h = below(spread);
-            let got = choose(candidates.clone(), false, Some(h), |&c| c, |&c| c..c).ok();
+            let got = choose(&candidates, false, Some(h), |&c| c, |&c| c..c).ok();
             let want = reference(&candidates, h).map(|c| vec![c]);
             assert_eq!(got, want, "{candidates:?} hint {h}");
         }

@@ -139,7 +139,7 @@ fn distinct_hits(original: &str, needles: &[&Needle]) -> Vec<OrigHits> {
 fn full(hits: Vec<usize>) -> OrigHits {
     OrigHits {
         full: hits,
-        first_line: None,
+        ..OrigHits::default()
     }
 }
 
@@ -197,7 +197,16 @@ fn line_starts(original: &str, needles: &[&Needle]) -> Vec<(usize, OrigHits)> {
     needles
         .iter()
         .zip(hits.into_iter().zip(first_lines))
-        .map(|(n, (full, first_line))| (n.edit, OrigHits { full, first_line }))
+        .map(|(n, (full, first_line))| {
+            (
+                n.edit,
+                OrigHits {
+                    full,
+                    first_line,
+                    ..OrigHits::default()
+                },
+            )
+        })
         .collect()
 }
 

@@ -242,25 +242,35 @@ impl Locator<'_> {
     }
 
     /// Fast path: exact candidates of a sequential search from the piece
-    /// table, without materializing the text. Returns byte ranges of the
-    /// needle (whole-line matches only, for line searches).
-    pub fn exact_on_doc(&self, doc: &Doc, r: &Replace, orig_hits: &OrigHits) -> Vec<Range<usize>> {
+    /// table, without materializing the text: the needle's start offsets
+    /// (whole-line matches only, for line searches) and its length.
+    pub fn exact_on_doc<'h>(
+        &self,
+        doc: &Doc,
+        r: &Replace,
+        orig_hits: &'h OrigHits,
+    ) -> (Cow<'h, [usize]>, usize) {
         let needle = self.exact_needle(r);
+        let len = needle.len();
+        if len == 0 {
+            return (Cow::Borrowed(&[]), 0);
+        }
+        // An unedited doc is its original text: its hits are the
+        // original's, read there and shared by every block with this
+        // search (10k blocks over 10k identical lines checked 10^8 places
+        // piece by piece, then 10^8 in the original, one block at a time).
+        if !doc.is_edited() {
+            return match r.unit {
+                MatchUnit::Substring => (Cow::Borrowed(&orig_hits.full), len),
+                MatchUnit::Lines => (whole_line_hits(orig_hits, doc.original(), len), len),
+            };
+        }
         let hits = doc.find(&needle, orig_hits, r.unit == MatchUnit::Lines);
-        // An unedited doc is its original text: its bytes are read there,
-        // not looked up piece by piece (10k blocks over 10k identical
-        // lines checked 10^8 places that way).
-        let unedited = (!doc.is_edited()).then(|| doc.original());
-        hits.into_iter()
-            .map(|s| s..s + needle.len())
-            .filter(|m| {
-                r.unit == MatchUnit::Substring
-                    || match unedited {
-                        Some(text) => is_whole_lines_text(text, m),
-                        None => is_whole_lines(doc, m),
-                    }
-            })
-            .collect()
+        let starts = hits
+            .into_iter()
+            .filter(|&s| r.unit == MatchUnit::Substring || is_whole_lines(doc, &(s..s + len)))
+            .collect();
+        (Cow::Owned(starts), len)
     }
 
     /// Locates a replace in `doc`, given its exact needle's hits in the
@@ -273,25 +283,26 @@ impl Locator<'_> {
         orig_hits: &OrigHits,
         hint: Option<usize>,
     ) -> Result<Vec<Located>, Miss> {
-        let exact = self.exact_on_doc(doc, r, orig_hits);
+        let (exact, len) = self.exact_on_doc(doc, r, orig_hits);
         if !exact.is_empty() {
             let lines = LazyLines::new(doc);
             let several = exact.len() > 1;
             let chosen = choose(
-                exact,
+                &exact,
                 r.replace_all,
                 hint,
-                |m| lines.get().index.line_of(m.start),
-                |m| line_span(&lines.get().index, m),
+                |&s| lines.get().index.line_of(s),
+                |&s| line_span(&lines.get().index, &(s..s + len)),
             )?;
             if several && !r.replace_all && r.unit == MatchUnit::Lines {
                 let search = split_lines(&r.search, r.unit);
-                let picked = lines.get().index.line_of(chosen[0].start);
+                let picked = lines.get().index.line_of(chosen[0]);
                 self.hint_rival(lines.get(), &search, Pass::Exact, picked, hint)?;
             }
             return chosen
                 .into_iter()
-                .map(|m| {
+                .map(|s| {
+                    let m = s..s + len;
                     self.exact_replacement(doc, r, m.clone())
                         .map_err(|e| at_lines(e, line_span(&lines.get().index, &m)))
                 })
@@ -470,7 +481,7 @@ impl Locator<'_> {
             let exact = self.exact_in_text(text, v);
             if !exact.is_empty() {
                 let chosen = choose(
-                    exact,
+                    &exact,
                     v.replace_all,
                     hint,
                     |m| lines.index.line_of(m.start),
@@ -910,7 +921,7 @@ impl Locator<'_> {
         }
         let ranges: Vec<Range<usize>> = hits.into_iter().map(|s| s..s + needle.len()).collect();
         let chosen = choose(
-            ranges,
+            &ranges,
             r.replace_all,
             hint,
             |m| lines.index.line_of(m.start),
@@ -1609,6 +1620,24 @@ fn is_whole_lines(doc: &Doc, m: &Range<usize>) -> bool {
                 && doc.byte_at(m.end + 1) == b'\n')
     };
     starts_line && ends_line
+}
+
+/// The hits of a line search's `full` list that are whole lines of the
+/// unedited `original` (`len`: the needle's length): computed once per
+/// search and file, and kept in `orig`.
+fn whole_line_hits<'h>(orig: &'h OrigHits, original: &str, len: usize) -> Cow<'h, [usize]> {
+    let filter = || -> Vec<usize> {
+        orig.full
+            .iter()
+            .copied()
+            .filter(|&s| is_whole_lines_text(original, &(s..s + len)))
+            .collect()
+    };
+    match orig.whole_lines.get_or_init(|| (len, filter())) {
+        (kept, starts) if *kept == len => Cow::Borrowed(starts),
+        // Hits shared by another needle length: not this search's list.
+        _ => Cow::Owned(filter()),
+    }
 }
 
 fn is_whole_lines_text(text: &str, m: &Range<usize>) -> bool {

@@ -1029,7 +1029,7 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
         let n = search.len();
         let hint = hunk_hint(r, &search);
         let several = candidates.len() > 1;
-        let chosen = choose(candidates, false, hint, |&s| s, |&s| s..s + n - 1)
+        let chosen = choose(&candidates, false, hint, |&s| s, |&s| s..s + n - 1)
             .map_err(|miss| self.miss_error(edit, r, miss))?;
         let start = chosen[0];
         // A tolerant match of a hunk with blank edge lines, when the hunk
@@ -1109,7 +1109,7 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
             return None;
         }
         let result = choose(
-            windows,
+            &windows,
             false,
             r.line_hint.and_then(|h| h.checked_sub(1)),
             |w| w.start,
@@ -1210,7 +1210,7 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
         if starts.len() < 2 {
             return None;
         }
-        choose(starts.clone(), false, Some(h), |&s| s, |&s| s..s + n - 1).ok()?;
+        choose(&starts, false, Some(h), |&s| s, |&s| s..s + n - 1).ok()?;
         Some(hunk_found(pass, search, r, starts))
     }
 

@@ -13,9 +13,9 @@
 //!
 //! Each byte of a line is counted once, with a plain increment of its
 //! byte's count (whitespace included: those buckets are reset after each
-//! line), and a window's bound is a loop over the buckets that the
-//! compiler vectorizes: it is read only for windows whose length leaves
-//! them in reach.
+//! line), and a window's bound is summed over the buckets eight at a
+//! time (SSE2, with a plain loop elsewhere): it is read only for windows
+//! whose length leaves them in reach.
 
 /// Buckets of the bag.
 pub const BUCKETS: usize = 128;
