@@ -256,15 +256,7 @@ fn group_by_file<'e>(
     let mut normalized: HashMap<&str, Result<usize, PathError>> = HashMap::new();
     let mut last: Option<(&str, usize)> = None;
     for edit in edits {
-        // A move to a name no filesystem accepts fails here, with its
-        // reason, rather than when the file is written.
-        let bad_move = match &edit.op {
-            EditOp::Rename { to } => match WorkspacePath::new(root, to) {
-                Err(e @ PathError::InvalidName(_)) => Some((to, e)),
-                _ => None,
-            },
-            _ => None,
-        };
+        let bad_move = bad_move(root, edit);
         let group = match last {
             Some((raw, g)) if raw == edit.path => Ok(g),
             _ => normalized
@@ -292,6 +284,18 @@ fn group_by_file<'e>(
     groups.retain(|(_, edits)| !edits.is_empty());
     groups.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     groups
+}
+
+/// A move to a name no filesystem accepts: it fails here, with its
+/// reason, rather than when the file is written.
+fn bad_move<'e>(root: &std::path::Path, edit: &'e Edit) -> Option<(&'e String, PathError)> {
+    match &edit.op {
+        EditOp::Rename { to } => match WorkspacePath::new(root, to) {
+            Err(e @ PathError::InvalidName(_)) => Some((to, e)),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// The error of an edit whose path (`raw`: its target, or where it moves
@@ -342,13 +346,7 @@ mod tests {
     ) -> Vec<(WorkspacePath, Vec<&'e Edit>)> {
         let mut by_file: BTreeMap<WorkspacePath, Vec<&Edit>> = BTreeMap::new();
         for edit in edits {
-            let bad_move = match &edit.op {
-                EditOp::Rename { to } => match WorkspacePath::new(root, to) {
-                    Err(e @ PathError::InvalidName(_)) => Some((to, e)),
-                    _ => None,
-                },
-                _ => None,
-            };
+            let bad_move = bad_move(root, edit);
             match (WorkspacePath::new(root, &edit.path), bad_move) {
                 (Ok(_), Some((to, e))) => errors.push(path_error(edit, to, &e)),
                 (Ok(path), None) => by_file.entry(path).or_default().push(edit),
