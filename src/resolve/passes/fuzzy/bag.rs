@@ -87,8 +87,10 @@ fn abs_sum_u16(hi: &Counts<u16>, lo: &Counts<u16>, s: &Counts<u16>) -> u16 {
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2 {
     use std::arch::x86_64::{
-        __m128i, _mm_add_epi16, _mm_loadu_si128, _mm_max_epi16, _mm_setzero_si128,
-        _mm_storeu_si128, _mm_sub_epi16,
+        __m128i, _mm_add_epi16, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_cvtsi128_si64,
+        _mm_loadu_si128, _mm_max_epi16, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_sad_epu8, _mm_set1_epi8, _mm_setzero_si128, _mm_slli_si128, _mm_srli_si128,
+        _mm_storeu_si128, _mm_sub_epi16, _mm_sub_epi8, _mm_unpackhi_epi64,
     };
 
     use super::{Counts, BUCKETS};
@@ -113,6 +115,86 @@ mod sse2 {
             _mm_storeu_si128(lanes.as_mut_ptr().cast::<__m128i>(), sum);
         }
         lanes.iter().fold(0u16, |a, &v| a.wrapping_add(v))
+    }
+
+    /// `0xFF` in each byte of `v` that is whitespace: a space, or
+    /// 0x09..=0x0D (`v - 9` at most 4, unsigned).
+    #[inline(always)]
+    fn whitespace(v: __m128i) -> __m128i {
+        // SAFETY: SSE2 is enabled for this build (the module's `cfg`); the
+        // intrinsics only compute on registers.
+        unsafe {
+            let t = _mm_sub_epi8(v, _mm_set1_epi8(9));
+            let control = _mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(4)), t);
+            _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(0x20)), control)
+        }
+    }
+
+    /// Sixteen zero bytes, then sixteen `0xFF`: the 16 bytes from `k`
+    /// select the last `k` of a chunk.
+    static LAST: [u8; 32] = {
+        let mut m = [0u8; 32];
+        let mut i = 16;
+        while i < 32 {
+            m[i] = 0xFF;
+            i += 1;
+        }
+        m
+    };
+
+    /// [`super::spaces_ascii`] of a line of 16 bytes or more, sixteen
+    /// bytes at a time: a word starts at each byte not whitespace after
+    /// whitespace (or at the start of the line). Each chunk adds one to
+    /// the byte lanes where a word starts; the lanes are summed at the end
+    /// (and every 255 chunks, before a lane could wrap).
+    pub fn spaces_ascii(line: &[u8]) -> Option<u32> {
+        let n = line.len();
+        assert!(n >= 16, "a line of 16 bytes or more");
+        // SAFETY: SSE2 is enabled for this build (the module's `cfg`);
+        // every load reads 16 bytes inside `line` (`at + 16 <= n`, and
+        // `n - 16..n` as `n >= 16`) or inside `LAST` (from `rest`, in
+        // 1..16); `loadu` needs no alignment.
+        unsafe {
+            let zero = _mm_setzero_si128();
+            let (mut words, mut lanes, mut beyond) = (0u64, zero, zero);
+            // Whitespace in the byte before the line (its last lane read).
+            let mut previous = _mm_set1_epi8(-1);
+            let (mut at, mut chunks) = (0, 0);
+            let sum = |lanes: __m128i| {
+                let halves = _mm_sad_epu8(lanes, zero);
+                (_mm_cvtsi128_si64(halves) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(halves, halves)))
+                    as u64
+            };
+            while at + 16 <= n {
+                let v = _mm_loadu_si128(line.as_ptr().add(at).cast::<__m128i>());
+                beyond = _mm_or_si128(beyond, v);
+                let ws = whitespace(v);
+                let before = _mm_or_si128(_mm_slli_si128(ws, 1), _mm_srli_si128(previous, 15));
+                // `0xFF` (minus one) where a word starts: one more there.
+                lanes = _mm_sub_epi8(lanes, _mm_andnot_si128(ws, before));
+                previous = ws;
+                at += 16;
+                chunks += 1;
+                if chunks == 255 {
+                    words += sum(lanes);
+                    (lanes, chunks) = (zero, 0);
+                }
+            }
+            let rest = n - at;
+            if rest > 0 {
+                // The line's last 16 bytes, of which the last `rest` are
+                // new: the others give the byte before each its
+                // whitespace.
+                let v = _mm_loadu_si128(line.as_ptr().add(n - 16).cast::<__m128i>());
+                beyond = _mm_or_si128(beyond, v);
+                let ws = whitespace(v);
+                let new = _mm_loadu_si128(LAST.as_ptr().add(rest).cast::<__m128i>());
+                let starts = _mm_andnot_si128(ws, _mm_and_si128(_mm_slli_si128(ws, 1), new));
+                lanes = _mm_sub_epi8(lanes, starts);
+            }
+            words += sum(lanes);
+            (_mm_movemask_epi8(beyond) == 0).then_some((words as u32).saturating_sub(1))
+        }
     }
 }
 
@@ -215,8 +297,18 @@ impl<T: Count> Tally<T> {
 }
 
 /// The spaces of a line normalized, its words less one, when it is
-/// ASCII (else `None`), read eight bytes at a time in a `u64`.
+/// ASCII (else `None`): sixteen bytes at a time (SSE2) from 16 bytes on,
+/// else eight at a time in a `u64`.
 pub fn spaces_ascii(line: &[u8]) -> Option<u32> {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    if line.len() >= 16 {
+        return sse2::spaces_ascii(line);
+    }
+    spaces_ascii_u64(line)
+}
+
+/// [`spaces_ascii`] eight bytes at a time in a `u64`, at any length.
+fn spaces_ascii_u64(line: &[u8]) -> Option<u32> {
     const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     const ONES: u64 = 0x0101_0101_0101_0101;
@@ -327,6 +419,16 @@ mod tests {
                 vec![b'a', b, b'b'],
                 vec![b; 9],
                 vec![b'a'; 7].into_iter().chain([b, b'c']).collect(),
+                vec![b; 16],
+                vec![b; 33],
+                vec![b'a'; 15].into_iter().chain([b, b'c']).collect(),
+                vec![b'a'; 16].into_iter().chain([b]).collect(),
+                [b].into_iter().chain(vec![b'a'; 16]).collect(),
+                vec![b'a'; 31]
+                    .into_iter()
+                    .chain([b])
+                    .chain(vec![b'c'; 40])
+                    .collect(),
             ] {
                 let text = std::str::from_utf8(&line).unwrap();
                 let words = text.split_whitespace().count() as u32;
@@ -337,6 +439,16 @@ mod tests {
                 );
             }
         }
+        // Lines long enough for a byte lane to count past 255 starts.
+        for (word, times) in [("a ", 2_040), ("a ", 2_041), ("a ", 4_100), ("ab\t", 6_000)] {
+            let line = word.repeat(times);
+            let words = line.split_whitespace().count() as u32;
+            assert_eq!(
+                spaces_ascii(line.as_bytes()),
+                Some(words - 1),
+                "{word:?} x {times}"
+            );
+        }
         for _ in 0..50_000 {
             let line: String = (0..rng.below(30)).map(|_| *rng.pick(&parts)).collect();
             let words = line.split_whitespace().count() as u32;
@@ -345,11 +457,17 @@ mod tests {
                 Some(words.saturating_sub(1)),
                 "{line:?}"
             );
+            assert_eq!(
+                spaces_ascii_u64(line.as_bytes()),
+                Some(words.saturating_sub(1)),
+                "{line:?}"
+            );
             // A byte beyond ASCII anywhere: none.
             let mut other = line.into_bytes();
             let at = rng.below(other.len() + 1);
             other.insert(at, 0x80 + rng.below(128) as u8);
             assert_eq!(spaces_ascii(&other), None, "{other:?}");
+            assert_eq!(spaces_ascii_u64(&other), None, "{other:?}");
         }
     }
 
