@@ -13,8 +13,10 @@ use std::time::Instant;
 use rapidfuzz::distance::levenshtein;
 
 mod bag;
+mod cutoff;
 
 use bag::{Count, Counts, Tally};
+use cutoff::Cutoff;
 
 use super::keys::{Norm, View};
 use super::Lines;
@@ -157,32 +159,52 @@ pub fn find(file: &Lines, search: &[&str], floor: f64, deadline: Instant) -> Fuz
 /// ASCII (a char is then a byte: the same distance), else over chars
 /// (made when a window first needs it).
 struct Scorer {
+    /// Made when a window first needs it (ASCII, both).
     bytes: Option<levenshtein::BatchComparator<u8>>,
+    /// The banded distance that gives up early, for a search longer than
+    /// a word (a shorter one's distance is one word's pass in `rapidfuzz`).
+    cutoff: Option<Cutoff>,
     chars: Option<levenshtein::BatchComparator<char>>,
     needle: String,
+    ascii: bool,
 }
 
 impl Scorer {
     fn new(needle: String) -> Scorer {
         Scorer {
-            bytes: needle
-                .is_ascii()
-                .then(|| levenshtein::BatchComparator::new(needle.bytes())),
+            bytes: None,
+            cutoff: (needle.is_ascii() && needle.len() > 64)
+                .then(|| Cutoff::new(needle.as_bytes()))
+                .flatten(),
             chars: None,
+            ascii: needle.is_ascii(),
             needle,
         }
     }
 
     /// The distance of `window` from the needle, `None` above `max_dist`.
     fn distance(&mut self, window: &str, max_dist: usize) -> Option<usize> {
-        let args = levenshtein::Args::default().score_cutoff(max_dist);
-        match &self.bytes {
-            Some(bytes) if window.is_ascii() => bytes.distance_with_args(window.bytes(), &args),
-            _ => self
-                .chars
-                .get_or_insert_with(|| levenshtein::BatchComparator::new(self.needle.chars()))
-                .distance_with_args(window.chars(), &args),
+        match &self.cutoff {
+            // Within a word's band `rapidfuzz` runs one word.
+            Some(cutoff) if max_dist >= 32 && window.is_ascii() => {
+                cutoff.distance(window.as_bytes(), max_dist)
+            }
+            _ => self.distance_plain(window, max_dist),
         }
+    }
+
+    /// [`Scorer::distance`] by `rapidfuzz` alone (the definition).
+    fn distance_plain(&mut self, window: &str, max_dist: usize) -> Option<usize> {
+        let args = levenshtein::Args::default().score_cutoff(max_dist);
+        if self.ascii && window.is_ascii() {
+            return self
+                .bytes
+                .get_or_insert_with(|| levenshtein::BatchComparator::new(self.needle.bytes()))
+                .distance_with_args(window.bytes(), &args);
+        }
+        self.chars
+            .get_or_insert_with(|| levenshtein::BatchComparator::new(self.needle.chars()))
+            .distance_with_args(window.chars(), &args)
     }
 }
 
@@ -430,7 +452,7 @@ pub fn find_near_plain(
         if wl.abs_diff(needle_len) > max_dist {
             continue;
         }
-        if let Some(distance) = scorer.distance(&text, max_dist) {
+        if let Some(distance) = scorer.distance_plain(&text, max_dist) {
             windows.push(Window {
                 start,
                 distance,
