@@ -171,13 +171,14 @@ struct Scorer {
 
 impl Scorer {
     fn new(needle: String) -> Scorer {
+        let ascii = needle.is_ascii();
         Scorer {
             bytes: None,
-            cutoff: (needle.is_ascii() && needle.len() > 64)
+            cutoff: (ascii && needle.len() > 64)
                 .then(|| Cutoff::new(needle.as_bytes()))
                 .flatten(),
             chars: None,
-            ascii: needle.is_ascii(),
+            ascii,
             needle,
         }
     }
