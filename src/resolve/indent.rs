@@ -29,24 +29,37 @@ const SAMPLE_BYTES: usize = 256 * 1024;
 
 /// A file's style, inferred on first use: most exact edits never need
 /// it (a search with an indented line shows the payload's style itself),
-/// and inferring it is a pass over the file.
+/// and inferring it is a pass over the file. Also a style already known
+/// ([`From<Style>`]), for callers that name one.
 #[derive(Clone, Copy, Debug)]
-pub struct LazyStyle<'a> {
-    text: &'a str,
-    cell: &'a std::cell::OnceCell<Style>,
-    /// The line index of `text`, when something built it: its lines are
-    /// then read, not found again.
-    index: Option<&'a std::cell::OnceCell<LineIndex>>,
+pub struct LazyStyle<'a>(Source<'a>);
+
+#[derive(Clone, Copy, Debug)]
+enum Source<'a> {
+    Known(Style),
+    File {
+        text: &'a str,
+        cell: &'a std::cell::OnceCell<Style>,
+        /// The line index of `text`, when something built it: its lines
+        /// are then read, not found again.
+        index: Option<&'a std::cell::OnceCell<LineIndex>>,
+    },
+}
+
+impl From<Style> for LazyStyle<'_> {
+    fn from(style: Style) -> Self {
+        LazyStyle(Source::Known(style))
+    }
 }
 
 impl<'a> LazyStyle<'a> {
     /// The style of `text`, kept in `cell` once inferred.
     pub fn new(text: &'a str, cell: &'a std::cell::OnceCell<Style>) -> LazyStyle<'a> {
-        LazyStyle {
+        LazyStyle(Source::File {
             text,
             cell,
             index: None,
-        }
+        })
     }
 
     /// The same, reading `text`'s lines off `index` if it was built by
@@ -57,21 +70,36 @@ impl<'a> LazyStyle<'a> {
         cell: &'a std::cell::OnceCell<Style>,
         index: &'a std::cell::OnceCell<LineIndex>,
     ) -> LazyStyle<'a> {
-        LazyStyle {
+        LazyStyle(Source::File {
             text,
             cell,
             index: Some(index),
-        }
+        })
     }
 
     /// The style ([`Style::infer`]).
     pub fn get(self) -> Style {
-        *self
-            .cell
-            .get_or_init(|| match self.index.and_then(|i| i.get()) {
-                Some(index) => Style::infer_indexed(self.text, index),
-                None => Style::infer(self.text),
-            })
+        match self.0 {
+            Source::Known(style) => style,
+            Source::File { text, cell, index } => {
+                *cell.get_or_init(|| match index.and_then(|i| i.get()) {
+                    Some(index) => Style::infer_indexed(text, index),
+                    None => Style::infer(text),
+                })
+            }
+        }
+    }
+
+    /// [`Style::width`], without inferring the style for an indentation
+    /// with no tab: its width is its length in either style (a fuzzy or
+    /// tolerant match of a space-indented file then never reads the
+    /// file's sample).
+    pub fn width(self, ind: &str) -> i64 {
+        if ind.contains('\t') {
+            self.get().width(ind)
+        } else {
+            ind.chars().count() as i64
+        }
     }
 }
 
@@ -276,14 +304,14 @@ impl PayloadUnit {
     pub const SAME: PayloadUnit = PayloadUnit(0);
 
     /// The width, in the file's frame, of a payload line's indentation.
-    pub fn width_in(self, file: Style, ind: &str) -> i64 {
-        let tabs = ind.chars().filter(|&c| c == '\t').count() as i64;
-        let spaces = ind.chars().filter(|&c| c != '\t').count() as i64;
+    pub fn width_in(self, file: LazyStyle, ind: &str) -> i64 {
         if self.0 == 0 {
             return file.width(ind);
         }
+        let tabs = ind.chars().filter(|&c| c == '\t').count() as i64;
+        let spaces = ind.chars().filter(|&c| c != '\t').count() as i64;
         let unit = self.0 as i64;
-        match file {
+        match file.get() {
             // A payload tab stands for `unit` columns.
             Style::Spaces(_) => tabs * unit + spaces,
             // `unit` payload spaces make one tab level.
@@ -301,7 +329,7 @@ impl PayloadUnit {
 /// space-indented one. A payload that mixes styles as the file does
 /// (spaces inside a tab-indented file's string literal) is never converted.
 pub fn foreign<'a>(
-    file: Style,
+    file: LazyStyle,
     pairs: impl Iterator<Item = (&'a str, &'a str)>,
     payload: impl Iterator<Item = &'a str>,
 ) -> bool {
@@ -326,7 +354,7 @@ pub fn foreign<'a>(
         if line.trim().is_empty() || ind.is_empty() {
             continue;
         }
-        let other = match file {
+        let other = match file.get() {
             Style::Tabs => ind.starts_with(' ') && !ind.contains('\t') && ind.len() >= 2,
             Style::Spaces(_) => ind.starts_with('\t'),
         };
@@ -426,30 +454,81 @@ mod tests {
     }
 
     #[test]
+    fn a_lazy_width_is_the_style_width_and_infers_only_for_tabs() {
+        // Indentations of spaces, tabs, both and other whitespace, in
+        // every style: the lazy width is the style's own, and a file's
+        // style is inferred only for an indentation holding a tab.
+        let mut rng = crate::test_rng::Rng::new(0x1D3E_57A7_E0F5);
+        let texts = ["\tx\n\t\ty\n", "  x\n    y\n", "x\n\u{a0}y\n", ""];
+        let pieces = [" ", "\t", "\u{a0}", "\u{3000}", "  "];
+        for _ in 0..4000 {
+            let ind: String = (0..rng.below(7)).map(|_| *rng.pick(&pieces)).collect();
+            let text = *rng.pick(&texts);
+            let cell = std::cell::OnceCell::new();
+            let lazy = LazyStyle::new(text, &cell);
+            let width = lazy.width(&ind);
+            assert_eq!(cell.get().is_some(), ind.contains('\t'), "{ind:?}");
+            assert_eq!(width, Style::infer(text).width(&ind), "{ind:?} in {text:?}");
+            for style in [
+                Style::Tabs,
+                Style::Spaces(2),
+                Style::Spaces(3),
+                Style::Spaces(4),
+            ] {
+                let known = LazyStyle::from(style);
+                assert_eq!(known.width(&ind), style.width(&ind), "{ind:?} {style:?}");
+                for unit in [
+                    PayloadUnit::SAME,
+                    PayloadUnit(2),
+                    PayloadUnit(4),
+                    PayloadUnit(8),
+                ] {
+                    let plain = if unit == PayloadUnit::SAME {
+                        style.width(&ind)
+                    } else {
+                        let tabs = ind.chars().filter(|&c| c == '\t').count() as i64;
+                        let spaces = ind.chars().filter(|&c| c != '\t').count() as i64;
+                        let u = unit.0 as i64;
+                        match style {
+                            Style::Spaces(_) => tabs * u + spaces,
+                            Style::Tabs => (tabs + spaces / u) * TAB_LEVEL + spaces % u,
+                        }
+                    };
+                    assert_eq!(
+                        unit.width_in(known, &ind),
+                        plain,
+                        "{ind:?} {style:?} {unit:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn converts_payload_widths_into_the_file_frame() {
         let four = PayloadUnit(4);
-        assert_eq!(four.width_in(Style::Tabs, "        "), 2 * TAB_LEVEL);
-        assert_eq!(four.width_in(Style::Tabs, "\t  "), TAB_LEVEL + 2);
-        assert_eq!(PayloadUnit(2).width_in(Style::Spaces(4), "\t\t "), 5);
+        assert_eq!(four.width_in(Style::Tabs.into(), "        "), 2 * TAB_LEVEL);
+        assert_eq!(four.width_in(Style::Tabs.into(), "\t  "), TAB_LEVEL + 2);
+        assert_eq!(PayloadUnit(2).width_in(Style::Spaces(4).into(), "\t\t "), 5);
         assert_eq!(
-            PayloadUnit::SAME.width_in(Style::Tabs, "\t    "),
+            PayloadUnit::SAME.width_in(Style::Tabs.into(), "\t    "),
             TAB_LEVEL + 4
         );
         let none = std::iter::empty();
         assert!(foreign(
-            Style::Tabs,
+            Style::Tabs.into(),
             none,
             ["    x", "        y", "z"].into_iter()
         ));
         assert!(!foreign(
-            Style::Tabs,
+            Style::Tabs.into(),
             std::iter::empty(),
             ["\tx", "    y"].into_iter()
         ));
         // The matched lines outweigh the file's overall style.
         let pairs = [("\tx", "\tx")].into_iter();
         assert!(!foreign(
-            Style::Spaces(3),
+            Style::Spaces(3).into(),
             pairs,
             ["\tx", "\t\ty"].into_iter()
         ));

@@ -664,7 +664,7 @@ impl Locator<'_> {
             file,
             search,
             replace,
-            style: self.style.get(),
+            style: self.style,
             kept,
         }
         .lines_with(parses)
@@ -676,11 +676,14 @@ impl Locator<'_> {
         // literal (a Go raw string's text in a tab-indented file) would
         // change the string's text: not a reading to guess. (Tabs to spaces
         // inside a space-indented file's docstring is what its author writes.)
-        if let (Some((language, lines)), Style::Tabs) = (evidence, self.style.get()) {
+        // (The file's style is asked only of a payload that would be
+        // foreign to tabs: a space-indented match never infers it.)
+        if let Some((language, lines)) = evidence {
             let payload = search.iter().chain(replace).copied();
             let pairs = search.iter().copied().zip(file.iter().copied());
-            if base_errors(language, lines) == Some(0)
-                && indent::foreign(Style::Tabs, pairs, payload)
+            if indent::foreign(Style::Tabs.into(), pairs, payload)
+                && self.style.get() == Style::Tabs
+                && base_errors(language, lines) == Some(0)
                 && self.converted_in_string(language, lines, at.clone(), replace, &new_lines)
             {
                 return Err(Miss::Undecided {
@@ -1251,7 +1254,7 @@ impl Locator<'_> {
             file,
             search: &s_lines,
             replace: &r_lines,
-            style: self.style.get(),
+            style: self.style,
             kept: &[],
         }
         .lines()
@@ -1278,7 +1281,7 @@ impl Locator<'_> {
         let indented = |l: &str| !l.trim().is_empty() && !indent::indent(l).is_empty();
         let lines = search.clone().chain(replace);
         let pairs = search.clone().map(|s| (s, s));
-        search.clone().any(indented) || !indent::foreign(self.style.get(), pairs, lines)
+        search.clone().any(indented) || !indent::foreign(self.style, pairs, lines)
     }
 
     /// The lines an exact whole-line match writes: the replacement as
@@ -1293,7 +1296,7 @@ impl Locator<'_> {
             file: search,
             search,
             replace,
-            style: self.style.get(),
+            style: self.style,
             kept: &[],
         }
         .lines()
@@ -1434,7 +1437,7 @@ impl Locator<'_> {
         // A string tool's text is literal: converted only when it is whole
         // lines (it starts a line, or with a line break, and ends with one).
         let code_like = (starts_line || r.search.starts_with('\n')) && ends_line;
-        if replace.is_empty() || !code_like || !indent::foreign(self.style.get(), pairs, lines) {
+        if replace.is_empty() || !code_like || !indent::foreign(self.style, pairs, lines) {
             return Ok(self.line_ending.apply(&r.replace));
         }
         let mut new_lines = match self.exact_lines(&search, &replace)? {

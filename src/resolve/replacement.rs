@@ -24,7 +24,7 @@ use std::ops::Range;
 
 use similar::{capture_diff_slices, Algorithm, DiffOp};
 
-use super::indent::{self, indent, PayloadUnit, Style};
+use super::indent::{self, indent, LazyStyle, PayloadUnit};
 use super::passes::boundary_prefix::is_truncated_prefix;
 use super::passes::Pass;
 
@@ -65,8 +65,9 @@ pub struct Build<'a> {
     pub search: &'a [&'a str],
     /// The replacement lines.
     pub replace: &'a [&'a str],
-    /// The file's indentation style.
-    pub style: Style,
+    /// The file's indentation style (inferred only if a reading needs
+    /// it: [`LazyStyle::width`]).
+    pub style: LazyStyle<'a>,
     /// A diff hunk's context lines, (search line, replacement line): fixed
     /// pairs the line diff never re-pairs (empty: every line is diffed).
     pub kept: &'a [(usize, usize)],
@@ -256,7 +257,7 @@ impl Build<'_> {
         if !indent::foreign(self.style, pairs, lines.clone()) {
             return vec![PayloadUnit::SAME];
         }
-        let candidates = indent::payload_units(self.style, lines);
+        let candidates = indent::payload_units(self.style.get(), lines);
         let scored: Vec<((usize, usize), PayloadUnit)> = candidates
             .into_iter()
             .map(|u| {
@@ -465,16 +466,16 @@ impl Build<'_> {
             // A whitespace-only line of a converted payload is converted too.
             if r.unit != PayloadUnit::SAME && !line.is_empty() {
                 let width = r.unit.width_in(self.style, line);
-                return Some(self.style.render(width).unwrap_or_default());
+                return Some(self.style.get().render(width).unwrap_or_default());
             }
             return Some(line.to_string());
         }
         let ind = indent(line);
         let shift = if r.file_frame { 0 } else { delta };
-        let width = r.unit.width_in(self.style, ind) + shift;
         if shift == 0 && r.unit == PayloadUnit::SAME {
             return Some(line.to_string());
         }
+        let width = r.unit.width_in(self.style, ind) + shift;
         // The file's own way of writing that width, when a matched line shows it.
         let rendered = match self
             .file
@@ -482,7 +483,7 @@ impl Build<'_> {
             .find(|f| !f.trim().is_empty() && self.style.width(indent(f)) == width)
         {
             Some(f) => indent(f).to_string(),
-            None => self.style.render(width)?,
+            None => self.style.get().render(width)?,
         };
         Some(format!("{rendered}{}", &line[ind.len()..]))
     }
@@ -795,6 +796,7 @@ fn merge_changes(segs: Vec<Seg>) -> Vec<Seg> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::resolve::indent::Style;
 
     fn build(
         pass: Pass,
@@ -808,7 +810,7 @@ mod tests {
             file,
             search,
             replace,
-            style,
+            style: style.into(),
             kept: &[],
         }
         .lines()
@@ -858,7 +860,7 @@ mod tests {
             file: &file,
             search: &search,
             replace: &replace,
-            style: Style::infer(&file.join("\n")),
+            style: Style::infer(&file.join("\n")).into(),
             kept: &[],
         }
         .lines_with(parses);
