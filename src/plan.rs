@@ -139,7 +139,8 @@ impl TextEdits {
 
 /// Trims the unchanged prefix and suffix of one edit, whole lines first so
 /// that edits stay readable (`None` when nothing changes).
-fn minimize(original: &str, edit: TextEdit) -> Option<TextEdit> {
+/// The edit's own text is trimmed in place (no copy of what is kept).
+fn minimize(original: &str, mut edit: TextEdit) -> Option<TextEdit> {
     let old = &original[edit.range.clone()];
     let new = edit.text.as_str();
     if old == new {
@@ -147,8 +148,10 @@ fn minimize(original: &str, edit: TextEdit) -> Option<TextEdit> {
     }
     let prefix = lines::common_prefix(old, new);
     let suffix = lines::common_suffix(&old[prefix..], &new[prefix..]);
-    let range = edit.range.start + prefix..edit.range.end - suffix;
-    Some(TextEdit::new(range, &new[prefix..new.len() - suffix]))
+    edit.range = edit.range.start + prefix..edit.range.end - suffix;
+    edit.text.truncate(edit.text.len() - suffix);
+    edit.text.drain(..prefix);
+    Some(edit)
 }
 
 /// What happens to one file (the report's `status`).

@@ -32,23 +32,29 @@ pub fn opens(scan: &Scan, i: usize) -> bool {
     if !scan.opens_fence(i) {
         return false;
     }
-    let Some(fence) = scan.line(i).and_then(markdown::fence) else {
+    let Some((ch, len, info)) = scan.line(i).and_then(markdown::fence_parts) else {
         return false;
     };
     // A block of another format inside (a SEARCH marker on its first
     // line, most often) is found on the way to the closing fence.
     let other_format = (i + 1..scan.lines.len())
-        .take_while(|&j| !markdown::closes(scan.lines[j], &fence))
+        .take_while(|&j| !markdown::closes_run(scan.lines[j], ch, len))
         .any(|j| {
-            // The most common first (a SEARCH marker): which format opens
+            // Only the formats that could open at the line's first byte;
+            // the most common first (a SEARCH marker): which format opens
             // does not matter here, only whether one does.
-            super::search_replace::opens(scan, j)
-                || BLOCK_PARSERS
-                    .iter()
-                    .filter(|p| p.format != Format::CodeBlock)
-                    .any(|p| (p.opens)(scan, j))
+            let askers = super::askers(scan.lines[j]);
+            askers != 0
+                && (super::search_replace::opens(scan, j)
+                    || BLOCK_PARSERS
+                        .iter()
+                        .enumerate()
+                        .filter(|&(p, parser)| {
+                            askers >> p & 1 == 1 && parser.format != Format::CodeBlock
+                        })
+                        .any(|(_, parser)| (parser.opens)(scan, j)))
         });
-    !other_format && !names(scan, i, &fence).is_empty()
+    !other_format && !names(scan, i, info).is_empty()
 }
 
 /// Parses the code block whose fence opens at 0-based line `i`.
@@ -74,7 +80,7 @@ pub fn parse(scan: &mut Scan, i: usize) -> Block {
         return block;
     };
     block.next_line = end + 1;
-    let names = names(scan, i, &fence);
+    let names = names(scan, i, &fence.info);
     let mut paths: Vec<&str> = names.iter().map(|n| n.path.as_str()).collect();
     paths.dedup();
     if paths.len() > 1 {
@@ -126,9 +132,9 @@ fn closing(scan: &Scan, i: usize, fence: &markdown::Fence) -> Option<usize> {
 
 /// Every file the block opening at `i` names, in order: its info string,
 /// its first line, the line before it.
-fn names(scan: &Scan, i: usize, fence: &markdown::Fence) -> Vec<Name> {
+fn names(scan: &Scan, i: usize, info: &str) -> Vec<Name> {
     let mut out = Vec::new();
-    if let Some(path) = info_path(&fence.info) {
+    if let Some(path) = info_path(info) {
         out.push(Name {
             path,
             from_comment: false,

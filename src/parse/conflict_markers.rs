@@ -31,6 +31,10 @@ const ESCAPABLE: [&str; 6] = [
 
 /// Is `line` a `<<<<<<< SEARCH` opener (5-9 `<`, ` SEARCH`, optional `>`)?
 pub fn is_search_marker(line: &str) -> bool {
+    // A run of `<` first: most lines are rejected on their first byte.
+    if line.as_bytes().first() != Some(&b'<') {
+        return false;
+    }
     let line = line.trim_end();
     let rest = line.trim_start_matches('<');
     let run = line.len() - rest.len();
@@ -39,11 +43,15 @@ pub fn is_search_marker(line: &str) -> bool {
 
 /// Is `line` the `=======` separator (exactly seven `=`)?
 pub fn is_separator(line: &str) -> bool {
-    line.trim_end() == "======="
+    line.as_bytes().first() == Some(&b'=') && line.trim_end() == "======="
 }
 
 /// Is `line` a `>>>>>>> REPLACE` closer (5-9 `>`, ` REPLACE`)?
 pub fn is_replace_marker(line: &str) -> bool {
+    // A run of `>` first: most lines are rejected on their first byte.
+    if line.as_bytes().first() != Some(&b'>') {
+        return false;
+    }
     let line = line.trim_end();
     let rest = line.trim_start_matches('>');
     let run = line.len() - rest.len();
@@ -52,7 +60,7 @@ pub fn is_replace_marker(line: &str) -> bool {
 
 /// Is `line` roo's optional `-------` divider after the SEARCH header?
 pub fn is_divider(line: &str) -> bool {
-    line.trim_end() == "-------"
+    line.as_bytes().first() == Some(&b'-') && line.trim_end() == "-------"
 }
 
 /// Is `line` a failed attempt at a SEARCH opener (`<<-- SEARCH`,
@@ -151,15 +159,19 @@ pub enum Dialect {
     Roo,
 }
 
-/// One block read from its opener to its `>>>>>>> REPLACE`. Its lines
-/// borrow the payload's (a block of a large response copies each line
-/// once, into the edit's text, not once more on the way).
+/// One block read from its opener to its `>>>>>>> REPLACE`.
+///
+/// Its texts are its lines, unescaped, each ended by `\n` (what
+/// [`join_lines`] makes of them): a block of a large response copies its
+/// lines once, into these texts, and most often in one piece
+/// ([`section_text`]). No line holds a `\n` (lines are split at them), so
+/// [`text_lines`] gives the lines back.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RawBlock<'a> {
-    /// The SEARCH lines, unescaped, without terminators.
-    pub search: Vec<&'a str>,
-    /// The REPLACE lines, unescaped, without terminators.
-    pub replace: Vec<&'a str>,
+pub struct RawBlock {
+    /// The SEARCH lines, unescaped, each ended by `\n`.
+    pub search: String,
+    /// The REPLACE lines, unescaped, each ended by `\n`.
+    pub replace: String,
     /// `:start_line:N`, when the header has one.
     pub start_line: Option<usize>,
     /// Index (into the given lines) of the `>>>>>>> REPLACE` marker.
@@ -184,24 +196,27 @@ enum Section {
 }
 
 /// Reads the block whose opener is `lines[opener]`. `first_line_no` is the
-/// 1-based payload line of `lines[0]`, for error messages.
-pub fn read_block<'a>(
-    lines: &[&'a str],
+/// 1-based payload line of `lines[0]`, for error messages. `text` is the
+/// text the lines were split from, if known (else `""`): the block's
+/// texts are copied from it in one piece where its lines lie in it one
+/// after the other ([`section_text`]).
+pub fn read_block(
+    text: &str,
+    lines: &[&str],
     opener: usize,
     first_line_no: usize,
     dialect: Dialect,
-) -> Result<RawBlock<'a>, BrokenBlock> {
+) -> Result<RawBlock, BrokenBlock> {
     let line_no = |i: usize| first_line_no + i;
-    let mut block = RawBlock {
-        search: Vec::with_capacity(16),
-        replace: Vec::with_capacity(16),
-        start_line: None,
-        closer: opener,
-    };
+    let mut start_line = None;
     let mut i = opener + 1;
     if dialect == Dialect::Roo {
-        i = read_roo_header(lines, i, &mut block, line_no)?;
+        i = read_roo_header(lines, i, &mut start_line, line_no)?;
     }
+    // Every line of a section is its content (unescaped), up to the
+    // marker that ends it: a section is a run of lines.
+    let search_from = i;
+    let mut separator = i;
     let mut section = Section::Search;
     while let Some(&line) = lines.get(i) {
         // Every marker and escape starts with one of these bytes (a roo
@@ -210,12 +225,11 @@ pub fn read_block<'a>(
         let roo_replace = dialect == Dialect::Roo && section == Section::Replace;
         let marker_byte = matches!(line.as_bytes().first(), Some(b'\\' | b'<' | b'=' | b'>'));
         if !roo_replace && !marker_byte {
-            push(&mut block, section, line);
             i += 1;
             continue;
         }
-        if let Some(content) = unescape(line) {
-            push(&mut block, section, content);
+        if unescape(line).is_some() {
+            // Content, unescaped by `section_text`.
         } else if is_search_marker(line) {
             let expected = match section {
                 Section::Search => "`=======`",
@@ -237,6 +251,7 @@ pub fn read_block<'a>(
                 return Err(out_of_order(lines, i, line_no, "`=======`", opener));
             }
             section = Section::Replace;
+            separator = i;
         } else if is_replace_marker(line) {
             if section == Section::Search {
                 return Err(broken(
@@ -252,8 +267,12 @@ pub fn read_block<'a>(
                     resume_after(lines, i + 1),
                 ));
             }
-            block.closer = i;
-            return Ok(block);
+            return Ok(RawBlock {
+                search: section_text(text, &lines[search_from..separator]),
+                replace: section_text(text, &lines[separator + 1..i]),
+                start_line,
+                closer: i,
+            });
         } else if dialect == Dialect::Roo && section == Section::Replace && is_header_line(line) {
             return Err(broken(
                 line_no(i),
@@ -265,8 +284,6 @@ pub fn read_block<'a>(
                 ),
                 resume_after(lines, i + 1),
             ));
-        } else {
-            push(&mut block, section, line);
         }
         i += 1;
     }
@@ -290,7 +307,7 @@ pub fn read_block<'a>(
 fn read_roo_header(
     lines: &[&str],
     mut i: usize,
-    block: &mut RawBlock<'_>,
+    start_line: &mut Option<usize>,
     line_no: impl Fn(usize) -> usize,
 ) -> Result<usize, BrokenBlock> {
     while let Some(&line) = lines.get(i) {
@@ -298,7 +315,7 @@ fn read_roo_header(
             break;
         }
         let parsed = if line.trim_start().starts_with(":start_line:") {
-            start_line_hint(line).map(|n| block.start_line = Some(n))
+            start_line_hint(line).map(|n| *start_line = Some(n))
         } else {
             end_line_hint(line).map(|_| ())
         };
@@ -342,11 +359,56 @@ fn near_separator_hint(
     })
 }
 
-fn push<'a>(block: &mut RawBlock<'a>, section: Section, line: &'a str) {
-    match section {
-        Section::Search => block.search.push(line),
-        Section::Replace => block.replace.push(line),
+/// A section's lines, unescaped, as newline-terminated text: what
+/// [`join_lines`] makes of them. When they lie in `text` one after the
+/// other with a `\n` between (a payload with `\n` line ends, no escaped
+/// line), that is the span of `text` from the first to the last, and a
+/// `\n`: one copy. Else line by line.
+pub fn section_text(text: &str, lines: &[&str]) -> String {
+    if let Some(span) = span_in(text, lines) {
+        let mut out = String::with_capacity(span.len() + 1);
+        out.push_str(span);
+        out.push('\n');
+        return out;
     }
+    let size = lines.iter().map(|l| l.len() + 1).sum();
+    let mut out = String::with_capacity(size);
+    for line in lines {
+        out.push_str(unescape(line).unwrap_or(line));
+        out.push('\n');
+    }
+    out
+}
+
+/// The span of `text` that `lines` make up with one `\n` after each but
+/// the last, if they are slices of `text` lying so and none starts with
+/// a `\` (an escape, which [`section_text`] removes). Read by address:
+/// a line's bytes are `text`'s bytes when its address is inside `text`.
+fn span_in<'t>(text: &'t str, lines: &[&str]) -> Option<&'t str> {
+    let base = text.as_ptr() as usize;
+    let offset = |line: &str| {
+        let at = (line.as_ptr() as usize).checked_sub(base)?;
+        (at.checked_add(line.len())? <= text.len()).then_some(at)
+    };
+    let start = offset(lines.first()?)?;
+    let mut end = start;
+    for (k, line) in lines.iter().enumerate() {
+        if line.as_bytes().first() == Some(&b'\\') {
+            return None;
+        }
+        let at = offset(line)?;
+        if k > 0 && (at != end + 1 || text.as_bytes()[end] != b'\n') {
+            return None;
+        }
+        end = at + line.len();
+    }
+    text.get(start..end)
+}
+
+/// The lines of a text of newline-terminated lines ([`join_lines`]'s
+/// inverse, for lines that hold no `\n`).
+pub fn text_lines(text: &str) -> std::str::SplitTerminator<'_, char> {
+    text.split_terminator('\n')
 }
 
 /// A second `=======` in the REPLACE section.
@@ -464,9 +526,9 @@ mod tests {
             "b",
             ">>>>>>> REPLACE",
         ];
-        let block = read_block(&lines, 0, 1, Dialect::Roo).unwrap();
-        assert_eq!(block.search, ["======="]);
-        assert_eq!(block.replace, ["b"]);
+        let block = read_block("", &lines, 0, 1, Dialect::Roo).unwrap();
+        assert_eq!(block.search, "=======\n");
+        assert_eq!(block.replace, "b\n");
         assert_eq!(block.start_line, Some(4));
         assert_eq!(block.closer, 7);
     }
@@ -482,16 +544,71 @@ mod tests {
             "=======",
             ">>>>>>> REPLACE",
         ];
-        let broken = read_block(&lines, 1, 10, Dialect::Aider).unwrap_err();
+        let broken = read_block("", &lines, 1, 10, Dialect::Aider).unwrap_err();
         assert_eq!(broken.error.kind, ErrorKind::Parse);
         assert_eq!(broken.error.lines, [15]);
         assert_eq!(broken.resume, 7);
     }
 
+    /// A section's text is its lines, unescaped, joined as
+    /// [`join_lines`] joins them, whether copied in one piece or line by
+    /// line: runs of lines of random texts (LF, CRLF, mixed, a lone `\r`,
+    /// blank lines, escaped markers, non-ASCII, no final newline), split
+    /// as the payload is and as a roo `<diff>` is, and lines from
+    /// elsewhere; [`text_lines`] gives them back.
+    #[test]
+    fn section_texts_are_the_joined_lines() {
+        let pool = [
+            "",
+            "a",
+            "  x = 1 ",
+            "\t",
+            "\r",
+            "b\r",
+            "\u{e9}\u{2014}",
+            "\\=======",
+            "\\<<<<<<< HEAD",
+            "\\n",
+            "=======",
+            "\u{a0}",
+        ];
+        let mut rng = crate::test_rng::Rng::new(5);
+        for trial in 0..4000 {
+            let mut text = String::new();
+            for _ in 0..rng.below(12) {
+                text.push_str(rng.pick::<&str>(&pool));
+                let end = match trial % 3 {
+                    0 => "\n",
+                    1 => "\r\n",
+                    _ => rng.pick::<&str>(&["\n", "\r\n"]),
+                };
+                text.push_str(end);
+            }
+            if rng.below(3) == 0 {
+                text.push_str(rng.pick::<&str>(&pool));
+            }
+            let lines = if trial % 4 == 3 {
+                text.split('\n').collect()
+            } else {
+                crate::text::lines::split(&text)
+            };
+            let from = rng.below(lines.len() + 1);
+            let to = from + rng.below(lines.len() - from + 1);
+            let run = &lines[from..to];
+            let unescaped: Vec<&str> = run.iter().map(|l| unescape(l).unwrap_or(l)).collect();
+            let want = join_lines(&unescaped);
+            assert_eq!(section_text(&text, run), want, "{text:?} {from}..{to}");
+            assert_eq!(section_text("", run), want, "{text:?} {from}..{to}");
+            let other = text.clone();
+            assert_eq!(section_text(&other, run), want, "{text:?} {from}..{to}");
+            assert_eq!(text_lines(&want).collect::<Vec<_>>(), unescaped);
+        }
+    }
+
     #[test]
     fn an_open_block_at_the_end_is_truncated() {
         let lines = ["<<<<<<< SEARCH", "a", "=======", "b"];
-        let broken = read_block(&lines, 0, 1, Dialect::Aider).unwrap_err();
+        let broken = read_block("", &lines, 0, 1, Dialect::Aider).unwrap_err();
         assert_eq!(broken.error.kind, ErrorKind::Truncated);
     }
 }

@@ -25,7 +25,7 @@ pub fn fence(line: &str) -> Option<Fence> {
 /// A fence line's character, run length and info string (trimmed), the
 /// info borrowed: what [`fence`] reads, without building a [`Fence`]
 /// (every payload line is asked; most are rejected on their first bytes).
-fn fence_parts(line: &str) -> Option<(char, usize, &str)> {
+pub fn fence_parts(line: &str) -> Option<(char, usize, &str)> {
     let bytes = line.as_bytes();
     // More than 3 spaces of indentation is code, not a fence.
     let indent = bytes.iter().take(4).take_while(|&&b| b == b' ').count();
@@ -51,33 +51,133 @@ fn fence_parts(line: &str) -> Option<(char, usize, &str)> {
 
 /// Does `line` close `open` (same character, at least as long, nothing after)?
 pub fn closes(line: &str, open: &Fence) -> bool {
-    fence_parts(line)
-        .is_some_and(|(ch, len, info)| ch == open.ch && len >= open.len && info.is_empty())
+    closes_run(line, open.ch, open.len)
 }
 
-/// Per line, whether a code fence opens there (not closing one, not
-/// inside one): the fences of [`open_fence_at`], read without building a
-/// [`Fence`] (only its character and length decide what closes it).
-pub fn opening_fences(lines: &[&str]) -> Vec<bool> {
-    let mut open: Option<(char, usize)> = None;
-    lines
-        .iter()
-        .map(|line| {
-            let parts = fence_parts(line);
+/// Does `line` close a fence of `len` times `ch` ([`closes`])?
+pub fn closes_run(line: &str, ch: char, len: usize) -> bool {
+    fence_parts(line).is_some_and(|(c, l, info)| c == ch && l >= len && info.is_empty())
+}
+
+/// A fence line: its 0-based index, its fence character and run length,
+/// and whether its info string is empty (whether it can close a fence).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FenceLine {
+    /// The line's 0-based index.
+    pub line: usize,
+    /// The fence character.
+    pub ch: char,
+    /// How many of them.
+    pub len: usize,
+    /// No info string: the line can close a fence.
+    pub bare: bool,
+}
+
+/// The lines that are fences ([`fence_parts`] reads one), ascending. Most
+/// lines are passed over on their first four bytes: a fence line has its
+/// fence character after at most 3 spaces.
+pub fn fence_lines(lines: &[&str]) -> Vec<FenceLine> {
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        if !may_be_fence(line.as_bytes()) {
+            continue;
+        }
+        if let Some((ch, len, info)) = fence_parts(line) {
+            out.push(FenceLine {
+                line: i,
+                ch,
+                len,
+                bare: info.is_empty(),
+            });
+        }
+    }
+    out
+}
+
+/// Could `fence_parts` read a fence in `line`: is a `` ` `` or `~` its
+/// first byte after at most 3 spaces?
+fn may_be_fence(line: &[u8]) -> bool {
+    for &b in line.iter().take(4) {
+        match b {
+            b'`' | b'~' => return true,
+            b' ' => {}
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// The code fences of a payload's lines, read once for every reader (the
+/// parts of the block scan, the suggestions pass): which lines are fences,
+/// and at which a fence opens (where one is, while none is open before
+/// it: [`open_fence_at`]). The first is read line
+/// by line ([`fence_lines`], which can run over parts of the lines side by
+/// side); the second, which carries the open fence from line to line, only
+/// over the fence lines.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Fences {
+    /// A bit per line: the line is a fence.
+    fence: Vec<u64>,
+    /// A bit per line: a fence opens there (not closing one, not inside one).
+    opening: Vec<u64>,
+}
+
+impl Fences {
+    /// The fences of `lines`.
+    pub fn new(lines: &[&str]) -> Fences {
+        Fences::of_fence_lines(lines.len(), &fence_lines(lines))
+    }
+
+    /// The fences of `count` lines whose fence lines are `fence_lines`
+    /// ([`fence_lines`]).
+    pub fn of_fence_lines(count: usize, fence_lines: &[FenceLine]) -> Fences {
+        let words = count.div_ceil(64);
+        let mut fences = Fences {
+            fence: vec![0; words],
+            opening: vec![0; words],
+        };
+        let mut open: Option<(char, usize)> = None;
+        for &FenceLine {
+            line: i,
+            ch,
+            len,
+            bare,
+        } in fence_lines
+        {
+            set(&mut fences.fence, i);
             match open {
-                Some((ch, len)) => {
-                    if parts.is_some_and(|(c, l, info)| c == ch && l >= len && info.is_empty()) {
+                Some((c, l)) => {
+                    if ch == c && len >= l && bare {
                         open = None;
                     }
-                    false
                 }
                 None => {
-                    open = parts.map(|(c, l, _)| (c, l));
-                    open.is_some()
+                    open = Some((ch, len));
+                    set(&mut fences.opening, i);
                 }
             }
-        })
-        .collect()
+        }
+        fences
+    }
+
+    /// Is 0-based line `i` a fence ([`fence_parts`] reads one)?
+    pub fn is_fence(&self, i: usize) -> bool {
+        get(&self.fence, i)
+    }
+
+    /// Does a code fence open at 0-based line `i` (not inside one opened
+    /// before it)?
+    pub fn opens(&self, i: usize) -> bool {
+        get(&self.opening, i)
+    }
+}
+
+fn set(bits: &mut [u64], i: usize) {
+    bits[i / 64] |= 1 << (i % 64);
+}
+
+fn get(bits: &[u64], i: usize) -> bool {
+    bits.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1)
 }
 
 /// Does `line` hold `**`? (`str::contains` builds a substring searcher
@@ -234,9 +334,13 @@ pub fn path_before(scan: &Scan, marker: usize) -> Option<String> {
     let prev = scan.lines[i - 1];
     if let Some((_, _, info)) = fence_parts(prev) {
         // ```path/to/file.py  or  ```python with the path on the line before.
-        let info = stripped(info);
-        if is_fence_info_path(info) {
-            return Some(info.to_string());
+        // A path in the info has a `/` or a `.` (most infos, a language
+        // name, have neither: nor has what stripping leaves of them).
+        if info.contains(['/', '.']) {
+            let info = stripped(info);
+            if is_fence_info_path(info) {
+                return Some(info.to_string());
+            }
         }
         let mut j = i - 1;
         while j > 0 && scan.lines[j - 1].trim().is_empty() {
@@ -246,11 +350,29 @@ pub fn path_before(scan: &Scan, marker: usize) -> Option<String> {
             return None;
         }
         let line = scan.lines[j - 1];
-        return path_line(line)
+        return remembered_path_line(scan, line)
             .filter(|_| fence_parts(line).is_none())
             .map(str::to_string);
     }
-    path_line(prev).map(str::to_string)
+    remembered_path_line(scan, prev).map(str::to_string)
+}
+
+/// [`path_line`], remembered for the last line asked: most blocks name
+/// the file the one before named, on a line of the same text.
+fn remembered_path_line<'a>(scan: &Scan<'a>, line: &'a str) -> Option<&'a str> {
+    if let Some((last, path)) = scan.last_path_line.get() {
+        if last == line {
+            return path.map(|(start, end)| &line[start..end]);
+        }
+    }
+    // The path is a slice of the line: remembered by its offsets.
+    let path = path_line(line);
+    let offsets = path.map(|p| {
+        let start = p.as_ptr() as usize - line.as_ptr() as usize;
+        (start, start + p.len())
+    });
+    scan.last_path_line.set(Some((line, offsets)));
+    path
 }
 
 /// The path a line names, if it is a path line. A bare word ending in `:`
@@ -402,24 +524,37 @@ mod tests {
         assert_eq!(path_before(&scan, 1).as_deref(), Some("tmp9k2xq4fa"));
     }
 
-    /// [`opening_fences`] is the plain definition: a fence opens at a line
-    /// that is a fence while none is open before it ([`open_fence_at`]),
-    /// on random lines of fences, near-fences and text (CRLF, indents,
-    /// info strings, non-ASCII).
+    /// [`Fences`] is the plain reading: a line is a fence when [`fence`]
+    /// reads one, and a fence opens where one is while none is open
+    /// before it ([`open_fence_at`]); on random lines of fences (nested,
+    /// unclosed, longer and shorter closers, `~~~`, indented 0-4 spaces,
+    /// info strings with backticks), near-fences and text (CRLF, tabs,
+    /// non-ASCII spaces), also read in two parts as [`super::parse`]
+    /// reads a long payload.
     #[test]
-    fn opening_fences_are_the_plain_reading() {
+    fn fences_are_the_plain_reading() {
         let pieces = [
             "```",
             "````",
+            "`````",
             "~~~",
             "~~~~",
             "```python",
             "``` py",
             "```a`b",
+            "```` x`",
+            "~~~ a`b",
+            " ```",
+            "  ~~~",
             "   ```",
             "    ```",
+            "\t```",
+            "\u{a0}```",
             "``",
+            "~~",
             "~~~ x",
+            "``` ",
+            "```\r",
             "text",
             "",
             " ",
@@ -427,17 +562,26 @@ mod tests {
             "é ```",
             "```é",
             "<<<<<<< SEARCH",
-            "```\r",
         ];
         let mut rng = crate::test_rng::Rng::new(11);
-        for _ in 0..300 {
-            let n = rng.below(14);
+        for _ in 0..3000 {
+            let n = rng.below(24);
             let lines: Vec<String> = (0..n).map(|_| rng.pick(&pieces).to_string()).collect();
             let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
-            let want: Vec<bool> = (0..lines.len())
-                .map(|i| open_fence_at(&lines, i).is_none() && fence(lines[i]).is_some())
-                .collect();
-            assert_eq!(opening_fences(&lines), want, "{lines:?}");
+            let fences = Fences::new(&lines);
+            for i in 0..lines.len() + 2 {
+                let is_fence = lines.get(i).is_some_and(|l| fence(l).is_some());
+                let opens = is_fence && open_fence_at(&lines, i).is_none();
+                assert_eq!(fences.is_fence(i), is_fence, "{i} {lines:?}");
+                assert_eq!(fences.opens(i), opens, "{i} {lines:?}");
+            }
+            let cut = rng.below(n + 1);
+            let mut found = fence_lines(&lines[..cut]);
+            found.extend(fence_lines(&lines[cut..]).into_iter().map(|f| FenceLine {
+                line: cut + f.line,
+                ..f
+            }));
+            assert_eq!(Fences::of_fence_lines(n, &found), fences, "{lines:?}");
         }
     }
 

@@ -68,6 +68,10 @@ pub struct Scan<'a> {
     /// The payload lines (owned, or split once by [`parse`] and shared
     /// with the suggestions pass).
     pub lines: std::borrow::Cow<'a, [&'a str]>,
+    /// The text the lines were split from, when known (else `""`): a
+    /// block's text is copied from it in one piece where it can be
+    /// ([`conflict_markers::section_text`]).
+    text: &'a str,
     /// The path of the previous block, for blocks that name none.
     last_path: Option<String>,
     /// The scan starts inside the payload (the second part of a split
@@ -78,15 +82,24 @@ pub struct Scan<'a> {
     /// sequential scan's.
     read_unknown: std::cell::Cell<bool>,
     next_group: u32,
-    /// Per line, whether a code fence opens there (not closing one, not
-    /// inside one): computed once, on first use.
-    opening_fences: std::cell::OnceCell<Vec<bool>>,
+    /// The code fences of the lines, read once for every part of the scan
+    /// and the suggestions pass ([`parse`]).
+    fences: Option<&'a markdown::Fences>,
+    /// Else read here, on first use.
+    own_fences: std::cell::OnceCell<markdown::Fences>,
+    /// The last line asked whether it names a path, and the path's
+    /// offsets in it ([`markdown::path_before`]).
+    #[allow(clippy::type_complexity)]
+    last_path_line: std::cell::Cell<Option<(&'a str, Option<(usize, usize)>)>>,
 }
 
 impl<'a> Scan<'a> {
     /// Splits a payload into lines.
     pub fn new(text: &'a str) -> Scan<'a> {
-        Scan::with_lines(text.lines().collect())
+        Scan {
+            text,
+            ..Scan::with_lines(text.lines().collect())
+        }
     }
 
     /// A scan of lines already split.
@@ -99,24 +112,40 @@ impl<'a> Scan<'a> {
         Scan::of(std::borrow::Cow::Borrowed(lines))
     }
 
+    /// A scan of the lines of `text` ([`split_lines`]) and their fences,
+    /// all borrowed.
+    fn over_payload(text: &'a str, lines: &'a [&'a str], fences: &'a markdown::Fences) -> Scan<'a> {
+        Scan {
+            text,
+            fences: Some(fences),
+            ..Scan::over(lines)
+        }
+    }
+
     fn of(lines: std::borrow::Cow<'a, [&'a str]>) -> Scan<'a> {
         Scan {
             lines,
+            text: "",
             last_path: None,
             inherits: false,
             read_unknown: std::cell::Cell::new(false),
             next_group: 0,
-            opening_fences: std::cell::OnceCell::new(),
+            fences: None,
+            own_fences: std::cell::OnceCell::new(),
+            last_path_line: std::cell::Cell::new(None),
         }
     }
 
     /// Whether a code fence opens at 0-based line `i` (it is not inside a
     /// fence opened before it).
     pub fn opens_fence(&self, i: usize) -> bool {
-        let roles = self
-            .opening_fences
-            .get_or_init(|| markdown::opening_fences(&self.lines));
-        roles.get(i).copied().unwrap_or(false)
+        let fences = match self.fences {
+            Some(fences) => fences,
+            None => self
+                .own_fences
+                .get_or_init(|| markdown::Fences::new(&self.lines)),
+        };
+        fences.opens(i)
     }
 
     /// The path the previous block named (for a block that names none).
@@ -169,6 +198,47 @@ pub struct BlockParser {
     pub opens: fn(&Scan, usize) -> bool,
     /// Parses the block that opens at 0-based line `i`.
     pub parse: fn(&mut Scan, usize) -> Block,
+    /// The first bytes a line it opens at can start with, of the ASCII
+    /// bytes that are not whitespace: a line starting with another of
+    /// them, or empty, is not asked ([`askers`]). A line starting with
+    /// whitespace or a non-ASCII byte is asked whatever this says.
+    pub heads: &'static [u8],
+}
+
+/// Per first byte of a line, a bit per parser of [`BLOCK_PARSERS`] (by
+/// position) that could open a block there: its [`BlockParser::heads`],
+/// and every parser for whitespace (what `trim` takes off) and non-ASCII
+/// bytes.
+const ASKED_BY_HEAD: [u8; 256] = {
+    assert!(BLOCK_PARSERS.len() <= 8);
+    let mut table = [0u8; 256];
+    let mut p = 0;
+    while p < BLOCK_PARSERS.len() {
+        let heads = BLOCK_PARSERS[p].heads;
+        let mut k = 0;
+        while k < heads.len() {
+            table[heads[k] as usize] |= 1 << p;
+            k += 1;
+        }
+        p += 1;
+    }
+    let mut b = 0;
+    while b < 256 {
+        if b >= 128 || matches!(b, 9..=13 | 32) {
+            table[b] = u8::MAX;
+        }
+        b += 1;
+    }
+    table
+};
+
+/// The parsers (a bit each, by position in [`BLOCK_PARSERS`]) that could
+/// open a block at `line`, read off its first byte: most lines (prose,
+/// paths, code, blank lines) are asked of none or one.
+pub(crate) fn askers(line: &str) -> u8 {
+    line.as_bytes()
+        .first()
+        .map_or(0, |&b| ASKED_BY_HEAD[b as usize])
 }
 
 /// The block formats, in the order they are asked at each line.
@@ -178,36 +248,43 @@ pub const BLOCK_PARSERS: &[BlockParser] = &[
         format: Format::ApplyPatch,
         opens: apply_patch::opens,
         parse: apply_patch::parse,
+        heads: b"*",
     },
     BlockParser {
         format: Format::UnifiedDiff,
         opens: unified_diff::opens,
         parse: unified_diff::parse,
+        heads: b"-d",
     },
     BlockParser {
         format: Format::RooDiff,
         opens: roo_diff::opens,
         parse: roo_diff::parse,
+        heads: b"<",
     },
     BlockParser {
         format: Format::SearchReplace,
         opens: search_replace::opens,
         parse: search_replace::parse,
+        heads: b"<>-=",
     },
     BlockParser {
         format: Format::EditBlock,
         opens: edit_block::opens,
         parse: edit_block::parse,
+        heads: b"",
     },
     BlockParser {
         format: Format::EditBlockV2,
         opens: edit_block_v2::opens,
         parse: edit_block_v2::parse,
+        heads: b"",
     },
     BlockParser {
         format: Format::FindReplace,
         opens: find_replace::opens,
         parse: find_replace::parse,
+        heads: b"*F",
     },
     // Last: a fenced block is a plain code block only when no other
     // format opens inside it.
@@ -215,6 +292,7 @@ pub const BLOCK_PARSERS: &[BlockParser] = &[
         format: Format::CodeBlock,
         opens: code_block::opens,
         parse: code_block::parse,
+        heads: b"`~",
     },
 ];
 
@@ -244,23 +322,18 @@ pub fn parse(payload: &str, format: Option<Format>) -> Parsed {
         let out = json::parse(payload);
         (out.edits, out.errors, Vec::new(), out.preview)
     } else {
-        // The lines are split once, for both passes, which are
-        // independent: a long response reads them on two cores.
-        let lines = split_lines(payload);
-        let commands = || suggestions::find_in(&lines);
+        // The lines and their fences are read once, for both passes,
+        // which are independent: a long response reads them on two cores.
+        let (lines, fences) = split_lines(payload);
+        let commands = || suggestions::find_with(&lines, &fences);
+        let scan = || Scan::over_payload(payload, &lines, &fences);
         let ((edits, errors, preview), suggestions) = if lines.len() >= SIDE_BY_SIDE_LINES {
             match cut_line(&lines).filter(|_| crate::cores::count() > 1) {
-                Some(cut) => blocks_in_two(payload, &lines, format, cut, commands),
-                None => crate::cores::join(
-                    || parse_blocks(payload, Scan::over(&lines), format),
-                    commands,
-                ),
+                Some(cut) => blocks_in_two(payload, &lines, &fences, format, cut, commands),
+                None => crate::cores::join(|| parse_blocks(payload, scan(), format), commands),
             }
         } else {
-            (
-                parse_blocks(payload, Scan::over(&lines), format),
-                commands(),
-            )
+            (parse_blocks(payload, scan(), format), commands())
         };
         (edits, errors, suggestions, preview)
     };
@@ -273,26 +346,37 @@ pub fn parse(payload: &str, format: Option<Format>) -> Parsed {
 /// by side.
 const SIDE_BY_SIDE_BYTES: usize = 256 << 10;
 
-/// The payload's lines ([`crate::text::lines::split`]); a long payload's
-/// two halves are split on two cores, cut after a `\n` (the lines of the
-/// whole are the first half's, then the second's).
-fn split_lines(payload: &str) -> Vec<&str> {
+/// The payload's lines ([`crate::text::lines::split`]) and their fences
+/// ([`markdown::Fences`]); a long payload's two halves are split on two
+/// cores, cut after a `\n` (the lines of the whole are the first half's,
+/// then the second's), and each half's fence lines found there.
+fn split_lines(payload: &str) -> (Vec<&str>, markdown::Fences) {
     let half = payload.len() / 2;
     let cut = (payload.len() >= SIDE_BY_SIDE_BYTES)
         .then(|| memchr::memchr(b'\n', &payload.as_bytes()[half..]))
         .flatten()
         .map(|i| half + i + 1);
-    match cut {
+    let read = |text| {
+        let lines = crate::text::lines::split(text);
+        let fence_lines = markdown::fence_lines(&lines);
+        (lines, fence_lines)
+    };
+    let (lines, fence_lines) = match cut {
         Some(mid) if crate::cores::count() > 1 => {
-            let (mut first, second) = crate::cores::join(
-                || crate::text::lines::split(&payload[..mid]),
-                || crate::text::lines::split(&payload[mid..]),
-            );
-            first.extend(second);
-            first
+            let ((mut lines, mut fence_lines), (second, later)) =
+                crate::cores::join(|| read(&payload[..mid]), || read(&payload[mid..]));
+            let base = lines.len();
+            fence_lines.extend(later.into_iter().map(|f| markdown::FenceLine {
+                line: base + f.line,
+                ..f
+            }));
+            lines.extend(second);
+            (lines, fence_lines)
         }
-        _ => crate::text::lines::split(payload),
-    }
+        _ => read(payload),
+    };
+    let fences = markdown::Fences::of_fence_lines(lines.len(), &fence_lines);
+    (lines, fences)
 }
 
 /// What a scan of the payload's lines found: edits, errors, and the code
@@ -368,8 +452,11 @@ fn scan_blocks(
         if Some(i) == stop {
             return true;
         }
-        for parser in BLOCK_PARSERS {
-            if only.is_some_and(|f| f != parser.format && !same_family(f, parser.format)) {
+        let askers = askers(scan.lines[i]);
+        for (p, parser) in BLOCK_PARSERS.iter().enumerate() {
+            if askers >> p & 1 == 0
+                || only.is_some_and(|f| f != parser.format && !same_family(f, parser.format))
+            {
                 continue;
             }
             if (parser.opens)(scan, i) {
@@ -413,21 +500,22 @@ fn cut_line(lines: &[&str]) -> Option<usize> {
 ///   dropped and the first part goes on from `cut` itself; and the group
 ///   numbers of simultaneous edits, which it numbers from 1 and which are
 ///   shifted by the first part's count.
-fn blocks_in_two(
-    payload: &str,
-    lines: &[&str],
+fn blocks_in_two<'a>(
+    payload: &'a str,
+    lines: &'a [&'a str],
+    fences: &'a markdown::Fences,
     only: Option<Format>,
     cut: usize,
     commands: impl FnOnce() -> Vec<String> + Send,
 ) -> ((Vec<ParsedEdit>, Vec<EditError>, bool), Vec<String>) {
     let first = || {
-        let mut scan = Scan::over(lines);
+        let mut scan = Scan::over_payload(payload, lines, fences);
         let mut found = Found::default();
         let landed = scan_blocks(&mut scan, 0, Some(cut), only, &mut found);
         (scan, found, landed)
     };
     let second = || {
-        let mut scan = Scan::over(lines);
+        let mut scan = Scan::over_payload(payload, lines, fences);
         scan.inherits = true;
         let mut found = Found::default();
         scan_blocks(&mut scan, cut, None, only, &mut found);
@@ -511,49 +599,66 @@ fn finish(
 mod tests {
     use super::*;
 
+    /// Pieces of every format (blocks with and without their path line,
+    /// fences, patches with simultaneous hunks, broken and stray markers,
+    /// CRLF, blank lines, non-ASCII).
+    const PIECES: [&str; 27] = [
+        "Some prose.\n",
+        "\n",
+        "src/a.py\n",
+        "b/c.rs\r\n",
+        "```python\n",
+        "```\n",
+        "```src/d.py\n",
+        "<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n",
+        "<<<<<<< SEARCH\r\n  y\u{e9}\r\n=======\r\n  z\r\n>>>>>>> REPLACE\r\n",
+        "<<<<<<< SEARCH\n:start_line:3\n-------\nq\n=======\nr\n>>>>>>> REPLACE\n",
+        "<<<<<<< SEARCH\n=======\nnew file\n>>>>>>> REPLACE\n",
+        ">>>>>>> REPLACE\n",
+        "<<<<<<< SEARCH\nunclosed\n",
+        "--- a/e.py\n+++ b/e.py\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n@@ -9 +9 @@\n-d\n+f\n",
+        "*** Begin Patch\n*** Update File: g.py\n@@\n-h\n+i\n*** End Patch\n",
+        "FILE: h.txt\nFIND:\n```\nold\n```\nREPLACE:\n```\nnew\n```\n",
+        "\u{ab}\u{ab}\u{ab} EDIT\nk.py\nold\n\u{bb}\u{bb}\u{bb}\n",
+        "```python src/m.py\ndef f():\n    pass\n```\n",
+        "```bash\npip install x\n```\n",
+        "~~~\n",
+        "   ```py\n",
+        "    ```\n",
+        "```a`b\n",
+        "<<<<<<< SEARCH\n\\=======\nk\n=======\n\\>>>>>>> REPLACE\n>>>>>>> REPLACE\n",
+        "<<<<<<< SEARCH\r\nq\n\n=======\r\n\nr\n>>>>>>> REPLACE\n",
+        "<<<<<<< SEARCH\n12 | a\n13 | b\n=======\n12 | c\n>>>>>>> REPLACE\n",
+        "<apply_diff>\n<path>q.py</path>\n<diff>\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n</diff>\n</apply_diff>\n",
+    ];
+
     /// Every cut of a payload's block scan in two gives the one scan's
-    /// result (edits, their group numbers, errors, the code-block rule).
+    /// result (edits, their group numbers, errors, the code-block rule);
+    /// the parts share the payload's fences and copy blocks from it, the
+    /// one scan reads its own and joins blocks line by line.
     fn check_every_cut(payload: &str, only: Option<Format>) {
         let lines = crate::text::lines::split(payload);
+        let fences = markdown::Fences::new(&lines);
         let want = parse_blocks(payload, Scan::over(&lines), only);
+        assert_eq!(
+            parse_blocks(payload, Scan::over_payload(payload, &lines, &fences), only),
+            want
+        );
         for cut in 0..=lines.len() {
-            let (got, commands) = blocks_in_two(payload, &lines, only, cut, Vec::new);
+            let (got, commands) = blocks_in_two(payload, &lines, &fences, only, cut, Vec::new);
             assert_eq!(got, want, "cut at line {cut} of {payload:?}");
             assert!(commands.is_empty());
         }
     }
 
-    /// On random responses built of every format's pieces (blocks with
-    /// and without their path line, fences, patches with simultaneous
-    /// hunks, broken and stray markers, CRLF, blank lines, non-ASCII),
+    /// On random responses built of every format's pieces ([`PIECES`]),
     /// cut at every line.
     #[test]
     fn a_scan_cut_in_two_is_the_one_scan() {
-        let pieces = [
-            "Some prose.\n",
-            "\n",
-            "src/a.py\n",
-            "b/c.rs\r\n",
-            "```python\n",
-            "```\n",
-            "```src/d.py\n",
-            "<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n",
-            "<<<<<<< SEARCH\r\n  y\u{e9}\r\n=======\r\n  z\r\n>>>>>>> REPLACE\r\n",
-            "<<<<<<< SEARCH\n:start_line:3\n-------\nq\n=======\nr\n>>>>>>> REPLACE\n",
-            "<<<<<<< SEARCH\n=======\nnew file\n>>>>>>> REPLACE\n",
-            ">>>>>>> REPLACE\n",
-            "<<<<<<< SEARCH\nunclosed\n",
-            "--- a/e.py\n+++ b/e.py\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n@@ -9 +9 @@\n-d\n+f\n",
-            "*** Begin Patch\n*** Update File: g.py\n@@\n-h\n+i\n*** End Patch\n",
-            "FILE: h.txt\nFIND:\n```\nold\n```\nREPLACE:\n```\nnew\n```\n",
-            "\u{ab}\u{ab}\u{ab} EDIT\nk.py\nold\n\u{bb}\u{bb}\u{bb}\n",
-            "```python src/m.py\ndef f():\n    pass\n```\n",
-            "```bash\npip install x\n```\n",
-        ];
         let mut rng = crate::test_rng::Rng::new(17);
         for trial in 0..300 {
             let n = 1 + rng.below(14);
-            let payload: String = (0..n).map(|_| *rng.pick(&pieces)).collect();
+            let payload: String = (0..n).map(|_| *rng.pick(&PIECES)).collect();
             let only = match trial % 5 {
                 0 => Some(Format::SearchReplace),
                 1 => Some(Format::UnifiedDiff),
@@ -561,6 +666,67 @@ mod tests {
             };
             check_every_cut(&payload, only);
         }
+    }
+
+    /// A format opens a block only at a line whose first byte its
+    /// [`BlockParser::heads`] name ([`askers`]): every line of the parse
+    /// fixtures and of random responses of every format's pieces, and
+    /// each of them with its first char replaced by every ASCII byte and
+    /// by non-ASCII chars, or with one prepended, or empty.
+    #[test]
+    fn formats_open_only_at_their_heads() {
+        let mut payloads = fixture_payloads();
+        let mut rng = crate::test_rng::Rng::new(41);
+        for _ in 0..200 {
+            let n = 1 + rng.below(10);
+            payloads.push((0..n).map(|_| *rng.pick(&PIECES)).collect());
+        }
+        let heads: Vec<String> = (0u8..128)
+            .map(|b| char::from(b).to_string())
+            .chain(["\u{ab}", "\u{a0}", "\u{2003}", "\u{e9}", ""].map(String::from))
+            .collect();
+        for payload in &payloads {
+            let lines = crate::text::lines::split(payload);
+            for i in 0..lines.len() {
+                let mut variants = vec![lines[i].to_string()];
+                let rest = lines[i].chars().skip(1).collect::<String>();
+                for head in &heads {
+                    variants.push(format!("{head}{rest}"));
+                    variants.push(format!("{head}{}", lines[i]));
+                }
+                for line in &variants {
+                    let mut changed = lines.clone();
+                    changed[i] = line;
+                    let scan = Scan::with_lines(changed);
+                    let askers = askers(line);
+                    for (p, parser) in BLOCK_PARSERS.iter().enumerate() {
+                        if askers >> p & 1 == 0 {
+                            assert!(!(parser.opens)(&scan, i), "{:?} at {line:?}", parser.format);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The parse fixtures' payloads.
+    fn fixture_payloads() -> Vec<String> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/parse");
+        let mut stack = vec![root];
+        let mut out = Vec::new();
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|e| e == "md" || e == "txt") {
+                    if let Ok(text) = std::fs::read_to_string(&path) {
+                        out.push(text);
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// The parse fixtures and corpus payloads, cut at every line.
@@ -587,8 +753,9 @@ mod tests {
     }
 
     /// A long payload's lines split in two halves are its lines split
-    /// whole (CRLF and LF, blank lines, a `\r` with no `\n` after it,
-    /// non-ASCII, a last line with and without its `\n`).
+    /// whole, and their fences the whole's (CRLF and LF, blank lines, a
+    /// `\r` with no `\n` after it, non-ASCII, fences and near-fences, a
+    /// last line with and without its `\n`).
     #[test]
     fn lines_split_in_halves_are_the_whole_split() {
         let pool = [
@@ -600,6 +767,11 @@ mod tests {
             "\u{e9}\u{2014}",
             "  y  ",
             "```",
+            "```python",
+            "~~~",
+            "   ````",
+            "    ```",
+            "``",
         ];
         let mut rng = crate::test_rng::Rng::new(9);
         for trial in 0..6 {
@@ -611,14 +783,18 @@ mod tests {
             if trial % 2 == 1 {
                 text.push_str("last\r");
             }
-            assert_eq!(split_lines(&text), crate::text::lines::split(&text));
+            let lines = crate::text::lines::split(&text);
+            let fences = markdown::Fences::new(&lines);
+            assert_eq!(split_lines(&text), (lines, fences));
             // A cut right at the middle: the byte before it a `\n`.
             let mut mid = text.len() / 2;
             while !text.is_char_boundary(mid) || !text.as_bytes()[mid - 1].is_ascii() {
                 mid -= 1;
             }
             let joined = format!("{}\n{}", &text[..mid - 1], &text[mid..]);
-            assert_eq!(split_lines(&joined), crate::text::lines::split(&joined));
+            let lines = crate::text::lines::split(&joined);
+            let fences = markdown::Fences::new(&lines);
+            assert_eq!(split_lines(&joined), (lines, fences));
         }
     }
 }

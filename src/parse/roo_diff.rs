@@ -260,18 +260,19 @@ fn parse_diff(element: &Element, path: &str, diff: &Diff, block: &mut Block) {
         let line = lines[i];
         if markers::is_search_marker(line) {
             found_block = true;
-            match markers::read_block(&lines, i, first_line_no, Dialect::Roo) {
+            match markers::read_block(&diff.content, &lines, i, first_line_no, Dialect::Roo) {
                 Ok(mut raw) => {
                     // `<start_line>` belongs to the diff's first block.
                     raw.start_line = raw.start_line.or(hint.take());
+                    let closer = raw.closer;
                     block.edits.push(ParsedEdit {
                         path: path.to_string(),
                         format: Format::RooDiff,
-                        source: SourceSpan::lines(first_line_no + i, first_line_no + raw.closer),
+                        source: SourceSpan::lines(first_line_no + i, first_line_no + closer),
                         ordering: Ordering::Sequential,
-                        op: block_op(&raw, true),
+                        op: block_op(raw, true),
                     });
-                    i = raw.closer + 1;
+                    i = closer + 1;
                 }
                 Err(broken) => {
                     block.errors.push(broken.error);

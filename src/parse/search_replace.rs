@@ -43,7 +43,7 @@ pub fn parse(scan: &mut Scan, i: usize) -> Block {
 /// (shared with `roo_diff` for blocks outside XML): path from the line before
 /// (or the previous block's), empty SEARCH → create.
 pub(crate) fn parse_block(scan: &mut Scan, i: usize, dialect: Dialect, format: Format) -> Block {
-    let raw = match markers::read_block(&scan.lines, i, 1, dialect) {
+    let raw = match markers::read_block(scan.text, &scan.lines, i, 1, dialect) {
         Ok(raw) => raw,
         Err(broken) => {
             return Block {
@@ -53,7 +53,7 @@ pub(crate) fn parse_block(scan: &mut Scan, i: usize, dialect: Dialect, format: F
             }
         }
     };
-    let next_line = raw.closer + 1;
+    let (next_line, closer) = (raw.closer + 1, raw.closer);
     let Some(path) = markdown::path_before(scan, i).or_else(|| scan.last_path()) else {
         return Block {
             next_line,
@@ -70,13 +70,13 @@ pub(crate) fn parse_block(scan: &mut Scan, i: usize, dialect: Dialect, format: F
         };
     };
     scan.set_last_path(&path);
-    let op = block_op(&raw, dialect == Dialect::Roo);
+    let op = block_op(raw, dialect == Dialect::Roo);
     Block {
         next_line,
         edits: vec![ParsedEdit {
             path,
             format,
-            source: SourceSpan::lines(i + 1, raw.closer + 1),
+            source: SourceSpan::lines(i + 1, closer + 1),
             ordering: Ordering::Sequential,
             op,
         }],
@@ -87,21 +87,30 @@ pub(crate) fn parse_block(scan: &mut Scan, i: usize, dialect: Dialect, format: F
 /// The edit a block asks for: an empty (or blank-only) SEARCH creates the
 /// file; anything else is a line-based replace. `roo` adds the line hint
 /// and the line-number-stripped texts.
-pub(crate) fn block_op(raw: &markers::RawBlock, roo: bool) -> EditOp {
-    if raw.search.iter().all(|l| l.trim().is_empty()) {
+pub(crate) fn block_op(raw: markers::RawBlock, roo: bool) -> EditOp {
+    // Every SEARCH line blank: the text (lines and their `\n`s) is all
+    // whitespace.
+    if raw.search.trim_start().is_empty() {
         return EditOp::Create {
-            content: markers::join_lines(&raw.replace),
+            content: raw.replace,
         };
     }
-    let mut replace = Replace::lines(
-        markers::join_lines(&raw.search),
-        markers::join_lines(&raw.replace),
-    );
+    let (without_line_numbers, first_number) = if roo {
+        let search: Vec<&str> = markers::text_lines(&raw.search).collect();
+        let replace: Vec<&str> = markers::text_lines(&raw.replace).collect();
+        (
+            strip_line_numbers(&search, &replace),
+            search.first().and_then(|l| leading_number(l)),
+        )
+    } else {
+        (None, None)
+    };
+    let mut replace = Replace::lines(raw.search, raw.replace);
     if roo {
         replace.line_hint = raw.start_line;
-        replace.without_line_numbers = strip_line_numbers(&raw.search, &raw.replace);
+        replace.without_line_numbers = without_line_numbers;
         if replace.line_hint.is_none() && replace.without_line_numbers.is_some() {
-            replace.line_hint = raw.search.first().and_then(|l| leading_number(l));
+            replace.line_hint = first_number;
         }
     }
     EditOp::Replace(replace)

@@ -26,9 +26,16 @@ pub fn find(payload: &str) -> Vec<String> {
 
 /// [`find`] over the payload's lines.
 pub fn find_in(lines: &[&str]) -> Vec<String> {
+    find_with(lines, &markdown::Fences::new(lines))
+}
+
+/// [`find_in`], given the lines' fences (read once for the whole parse):
+/// a line that is no fence neither opens nor closes one.
+pub fn find_with(lines: &[&str], fences: &markdown::Fences) -> Vec<String> {
     let mut found = Vec::new();
-    // The open fence and whether it holds shell code.
-    let mut fence: Option<(markdown::Fence, bool)> = None;
+    // The open fence (its character and length) and whether it holds
+    // shell code.
+    let mut fence: Option<((char, usize), bool)> = None;
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
@@ -36,17 +43,21 @@ pub fn find_in(lines: &[&str]) -> Vec<String> {
             i = end + 1;
             continue;
         }
+        let is_fence = fences.is_fence(i);
         match &fence {
-            Some((open, _)) if markdown::closes(line, open) => fence = None,
+            Some(((ch, len), _)) if is_fence && markdown::closes_run(line, *ch, *len) => {
+                fence = None
+            }
             Some((_, true)) => {
                 let command = line.trim();
                 push_command(&mut found, command.strip_prefix("$ ").unwrap_or(command));
             }
             Some((_, false)) => {}
             None => {
-                if let Some(open) = markdown::fence(line) {
-                    let shell = is_shell(&open.info);
-                    fence = Some((open, shell));
+                if let Some((ch, len, info)) =
+                    is_fence.then(|| markdown::fence_parts(line)).flatten()
+                {
+                    fence = Some(((ch, len), is_shell(info)));
                 } else if let Some(command) = line.trim().strip_prefix("$ ") {
                     push_command(&mut found, command);
                 } else {
@@ -111,12 +122,11 @@ fn push_command(found: &mut Vec<String>, command: &str) {
 }
 
 /// The texts of the single-backtick code spans of a prose line.
-fn inline_code_spans(line: &str) -> Vec<&str> {
+fn inline_code_spans(line: &str) -> impl Iterator<Item = &str> {
     line.split('`')
         .enumerate()
         .filter(|(n, _)| n % 2 == 1)
         .map(|(_, span)| span)
-        .collect()
 }
 
 #[cfg(test)]
@@ -137,6 +147,90 @@ mod tests {
                 "rm -rf build"
             ]
         );
+    }
+
+    /// [`find_with`] and the shared fence table find what the plain
+    /// reading (each line's fence read as it comes) finds, on random
+    /// responses of shell and other fences (nested, unclosed, `~~~`,
+    /// indented, info strings with backticks), prompts, code spans and
+    /// edit texts.
+    #[test]
+    fn the_shared_fences_find_what_the_plain_reading_finds() {
+        fn plain(lines: &[&str]) -> Vec<String> {
+            let mut found = Vec::new();
+            let mut fence: Option<(markdown::Fence, bool)> = None;
+            let mut i = 0;
+            while i < lines.len() {
+                let line = lines[i];
+                if let Some(end) = edit_text_end(lines, i) {
+                    i = end + 1;
+                    continue;
+                }
+                match &fence {
+                    Some((open, _)) if markdown::closes(line, open) => fence = None,
+                    Some((_, true)) => {
+                        let command = line.trim();
+                        push_command(&mut found, command.strip_prefix("$ ").unwrap_or(command));
+                    }
+                    Some((_, false)) => {}
+                    None => {
+                        if let Some(open) = markdown::fence(line) {
+                            let shell = is_shell(&open.info);
+                            fence = Some((open, shell));
+                        } else if let Some(command) = line.trim().strip_prefix("$ ") {
+                            push_command(&mut found, command);
+                        } else {
+                            let spans: Vec<&str> = line.split('`').collect();
+                            for span in spans.iter().skip(1).step_by(2) {
+                                push_command(&mut found, span);
+                            }
+                        }
+                    }
+                }
+                i += 1;
+            }
+            found
+        }
+        let pieces = [
+            "```bash",
+            "```sh x",
+            "~~~console",
+            "   ```shell",
+            "    ```bash",
+            "````bash",
+            "```",
+            "````",
+            "~~~",
+            "```python",
+            "```a`b",
+            "``` bash`",
+            "git rm a.py",
+            "$ mkdir -p d",
+            "mv a b",
+            "  rm -rf x  ",
+            "Run `git mv a b` then `rm c`.",
+            "`mkdir x",
+            "text",
+            "",
+            "<<<<<<< SEARCH",
+            "=======",
+            ">>>>>>> REPLACE",
+            "FIND:",
+            "**REPLACE:**",
+            "*** Begin Patch",
+            "*** End Patch",
+            "<apply_diff>",
+            "</apply_diff>",
+            "\u{ab}\u{ab}\u{ab} EDIT",
+            "\u{bb}\u{bb}\u{bb}",
+            "\u{a0}```bash",
+        ];
+        let mut rng = crate::test_rng::Rng::new(31);
+        for _ in 0..3000 {
+            let n = rng.below(30);
+            let lines: Vec<&str> = (0..n).map(|_| *rng.pick(&pieces)).collect();
+            assert_eq!(find_in(&lines), plain(&lines), "{lines:?}");
+        }
     }
 
     #[test]

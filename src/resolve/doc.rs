@@ -290,18 +290,21 @@ impl<'o> Doc<'o> {
         if !self.is_edited() {
             return orig.full.clone();
         }
-        let mut hits: Vec<usize> = orig
-            .full
-            .iter()
-            .filter_map(|&s| self.map_orig(s, needle.len()))
-            .collect();
         // A one-line needle's first line is itself.
         let first_line = match &orig.first_line {
             _ if !needle.contains('\n') => Some(&orig.full),
             first_line => first_line.as_ref(),
         };
+        let places = first_line.filter(|_| lines).map_or(0, Vec::len);
+        // Sized for the mapped hits, the places and a few more: one list.
+        let mut hits: Vec<usize> = Vec::with_capacity(orig.full.len() + places + 4);
+        hits.extend(
+            orig.full
+                .iter()
+                .filter_map(|&s| self.map_orig(s, needle.len())),
+        );
         match first_line {
-            Some(first_line) if lines => hits.extend(self.line_candidates(needle, first_line)),
+            Some(first_line) if lines => self.line_candidates(needle, first_line, &mut hits),
             _ => hits.extend(self.find_near_changes(needle, lines)),
         }
         hits.sort_unstable();
@@ -323,29 +326,39 @@ impl<'o> Doc<'o> {
     ///   for a first line longer than [`LINE_CAP`], the line at or around
     ///   each long line's boundary, looked at directly).
     ///
-    /// Each candidate is compared with the needle in full.
-    fn line_candidates(&self, needle: &str, first_line: &[usize]) -> Vec<usize> {
+    /// Each candidate is compared with the needle in full; those that
+    /// hold it are added to `out` (in no particular order).
+    fn line_candidates(&self, needle: &str, first_line: &[usize], out: &mut Vec<usize>) {
         let bytes = needle.as_bytes();
         let n = bytes.len();
         let first = &bytes[..memchr::memchr(b'\n', bytes).unwrap_or(n)];
-        let mut candidates: Vec<usize> = first_line
-            .iter()
-            .filter_map(|&o| self.map_orig(o, first.len()))
-            .collect();
+        let base = out.len();
+        out.extend(
+            first_line
+                .iter()
+                .filter_map(|&o| self.map_orig(o, first.len())),
+        );
         let mut lines = self.added_lines.borrow_mut();
         lines.update(&self.added, &self.insertions);
-        let mut at = lines.starts_of(first);
+        lines.for_each_start(first, |a| out.extend(self.locate(Source::Added(a))));
         if n == first.len() && first.ends_with(b"\r") {
             // A one-line needle ending in `\r` is a whole line before a
             // `\r\n` too: that line's key is the needle itself.
-            at.extend(lines.starts_of(&[first, b"\r"].concat()));
+            let key = [first, b"\r"].concat();
+            lines.for_each_start(&key, |a| out.extend(self.locate(Source::Added(a))));
         }
-        for a in at {
-            candidates.extend(self.locate(Source::Added(a)));
+        drop(lines);
+        self.edge_candidates(first, out);
+        // Only the candidates added here are checked (the caller's own
+        // entries before `base` are kept as they are).
+        let mut kept = base;
+        for i in base..out.len() {
+            if self.holds_at(out[i], bytes) {
+                out[kept] = out[i];
+                kept += 1;
+            }
         }
-        self.edge_candidates(first, &mut candidates);
-        candidates.retain(|&p| self.holds_at(p, bytes));
-        candidates
+        out.truncate(kept);
     }
 
     /// The candidates [`EdgeLines`] gives for a needle's first line
@@ -801,41 +814,52 @@ impl<'o> Doc<'o> {
             .partition_point(|&s| s < range.end)
             .max(lo);
         let anchor = self.anchor_at(range.start);
-        let mut middle: Vec<Piece> = Vec::with_capacity(3);
-        if lo < count && self.starts[lo] < range.start {
-            middle.push(cut(&self.pieces[lo], 0..range.start - self.starts[lo]));
-        }
-        if !text.is_empty() {
+        // At most three new pieces (the cut head, the insertion, the cut
+        // tail) between at most one neighbour on each side: held on the
+        // stack, no list per edit.
+        let head = (lo < count && self.starts[lo] < range.start)
+            .then(|| cut(&self.pieces[lo], 0..range.start - self.starts[lo]));
+        let added = (!text.is_empty()).then(|| {
             let at = self.added.len();
             self.added.push_str(text);
             self.insertions.push(at);
             self.anchors.push(anchor);
-            middle.push(Piece::Added(at..self.added.len()));
-        }
-        if hi > lo && self.starts[hi] > range.end {
+            Piece::Added(at..self.added.len())
+        });
+        let tail = (hi > lo && self.starts[hi] > range.end).then(|| {
             let last = hi - 1;
             let ps = self.starts[last];
-            middle.push(cut(
+            cut(
                 &self.pieces[last],
                 range.end.max(ps) - ps..self.starts[hi] - ps,
-            ));
-        }
+            )
+        });
         // Neighbours that continue each other are joined (see `joins`).
         let from = lo.saturating_sub(1);
         let upto = (hi + 1).min(count);
-        let mut local: Vec<Piece> = Vec::with_capacity(middle.len() + 2);
+        let mut local: [Option<Piece>; 5] = [None, None, None, None, None];
+        let mut n: usize = 0;
         for piece in self.pieces[from..lo]
             .iter()
             .cloned()
-            .chain(middle)
+            .chain(head)
+            .chain(added)
+            .chain(tail)
             .chain(self.pieces[hi..upto].iter().cloned())
         {
-            match local.last_mut() {
+            match n.checked_sub(1).and_then(|l| local[l].as_mut()) {
                 Some(last) if self.joins(last, &piece) => grow(last, &piece),
-                _ => local.push(piece),
+                _ => {
+                    local[n] = Some(piece);
+                    n += 1;
+                }
             }
         }
-        self.pieces.splice(from..upto, local);
+        // An exact-size iterator: the pieces after are moved once.
+        self.pieces.splice(
+            from..upto,
+            local[..n].iter_mut().map(|p| p.take().expect("a piece")),
+        );
         self.reindex_from(from);
         self.register_edges(range.start, range.start + text.len());
     }
@@ -1008,6 +1032,14 @@ impl AddedLines {
     /// The offsets of the lines whose text is `line`'s (by hash), in order.
     fn starts_of(&self, line: &[u8]) -> Vec<usize> {
         let mut out = Vec::new();
+        self.for_each_start(line, |at| out.push(at));
+        out.reverse();
+        out
+    }
+
+    /// `f` of the offset of each line whose text is `line`'s (by hash),
+    /// the last first.
+    fn for_each_start(&self, line: &[u8], mut f: impl FnMut(usize)) {
         let mut k = self
             .table
             .get(&xxhash_rust::xxh3::xxh3_64(line_key(line)))
@@ -1015,11 +1047,9 @@ impl AddedLines {
             .unwrap_or(usize::MAX);
         while k != usize::MAX {
             let (at, previous) = self.lines[k];
-            out.push(at);
+            f(at);
             k = previous;
         }
-        out.reverse();
-        out
     }
 }
 
@@ -1369,7 +1399,9 @@ mod tests {
                     let all = find_overlapping(plain.as_bytes(), needle.as_bytes());
                     let want = whole_lines(&plain, &needle, &all);
                     let scanned = scanned_line_candidates(&doc, &needle, &first_line);
-                    let indexed = doc.line_candidates(&needle, &first_line);
+                    let mut indexed = vec![usize::MAX];
+                    doc.line_candidates(&needle, &first_line, &mut indexed);
+                    assert_eq!(indexed.remove(0), usize::MAX);
                     assert_eq!(whole_lines(&plain, &needle, &scanned), want, "{needle:?}");
                     assert_eq!(whole_lines(&plain, &needle, &indexed), want, "{needle:?}");
                     let found = doc.find(&needle, &hits, true);

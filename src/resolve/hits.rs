@@ -12,14 +12,13 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
-use std::sync::Arc;
 
 use crate::text::lines::for_each_newline;
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
 use super::doc::{self, OrigHits};
 use crate::model::MatchUnit;
-use crate::text::hashed::{IndexMap, PrecomputedHasher};
+use crate::text::hashed::PrecomputedHasher;
 
 /// One needle: the edit it belongs to, its text, and how it matches.
 pub struct Needle<'a> {
@@ -42,21 +41,36 @@ const PER_NEEDLE_SCAN_BYTES: usize = 8 << 20;
 /// the text near every change is searched instead: [`OrigHits`]).
 const FIRST_LINE_CAP: usize = 256;
 
-/// Every needle's hits in `original`, keyed by edit: byte offsets, in
-/// order; for a line needle only offsets at a line start. Needles of the
-/// same text and unit share their hits (ten thousand blocks with one
-/// search over ten thousand places would otherwise hold 10^8 offsets).
-pub fn find(original: &str, needles: &[Needle]) -> IndexMap<Arc<OrigHits>> {
-    let (unique, of) = distinct(needles);
-    let found: Vec<Arc<OrigHits>> = distinct_hits(original, &unique)
-        .into_iter()
-        .map(Arc::new)
-        .collect();
-    let mut out = IndexMap::with_capacity_and_hasher(needles.len(), Default::default());
-    for (n, k) in needles.iter().zip(of) {
-        out.insert(n.edit, Arc::clone(&found[k]));
+/// The hits of a file's needles ([`find`]), looked up by edit.
+#[derive(Debug, Default)]
+pub struct FileHits {
+    /// The distinct needles' hits.
+    hits: Vec<OrigHits>,
+    /// (edit, index into `hits`) per needle, by edit.
+    of: Vec<(usize, usize)>,
+}
+
+impl FileHits {
+    /// The hits of the needle of `edit`, if it had one.
+    pub fn get(&self, edit: usize) -> Option<&OrigHits> {
+        let i = self.of.binary_search_by_key(&edit, |&(e, _)| e).ok()?;
+        Some(&self.hits[self.of[i].1])
     }
-    out
+}
+
+/// Every needle's hits in `original`, by edit: byte offsets, in order;
+/// for a line needle only offsets at a line start. Needles of the same
+/// text and unit share their hits (ten thousand blocks with one search
+/// over ten thousand places would otherwise hold 10^8 offsets).
+pub fn find(original: &str, needles: &[Needle]) -> FileHits {
+    let (unique, of) = distinct(needles);
+    let hits = distinct_hits(original, &unique);
+    let mut of: Vec<(usize, usize)> = needles.iter().map(|n| n.edit).zip(of).collect();
+    // A file's edits come in payload order: sorted already, as a rule.
+    if !of.is_sorted_by_key(|&(e, _)| e) {
+        of.sort_by_key(|&(e, _)| e);
+    }
+    FileHits { hits, of }
 }
 
 /// The distinct needles (`unique[k]` the first needle of its text and
@@ -113,7 +127,7 @@ fn distinct_hits(original: &str, needles: &[&Needle]) -> Vec<OrigHits> {
         }
     } else {
         let picked: Vec<&Needle> = lines.iter().map(|&k| needles[k]).collect();
-        for (k, (_, hits)) in lines.iter().zip(line_starts(original, &picked)) {
+        for (k, hits) in lines.iter().zip(line_starts(original, &picked)) {
             out[*k] = hits;
         }
     }
@@ -175,7 +189,7 @@ fn first_line<'n>(n: &'n Needle) -> &'n [u8] {
 /// needle in full. The places of a needle of several lines whose first
 /// line matches are kept too (up to [`FIRST_LINE_CAP`]): once the file is
 /// edited, they are where an occurrence the edits made may start.
-fn line_starts(original: &str, needles: &[&Needle]) -> Vec<(usize, OrigHits)> {
+fn line_starts(original: &str, needles: &[&Needle]) -> Vec<OrigHits> {
     let bytes = original.as_bytes();
     let firsts = FirstLines::new(needles);
     let scan = |lo: usize, hi: usize, last: bool| scan_lines(bytes, lo..hi, last, needles, &firsts);
@@ -194,26 +208,20 @@ fn line_starts(original: &str, needles: &[&Needle]) -> Vec<(usize, OrigHits)> {
         }
         _ => scan(0, bytes.len(), true),
     };
-    needles
-        .iter()
-        .zip(hits.into_iter().zip(first_lines))
-        .map(|(n, (full, first_line))| {
-            (
-                n.edit,
-                OrigHits {
-                    full,
-                    first_line,
-                    ..OrigHits::default()
-                },
-            )
+    hits.into_iter()
+        .zip(first_lines)
+        .map(|(full, first_line)| OrigHits {
+            full,
+            first_line,
+            ..OrigHits::default()
         })
         .collect()
 }
 
 /// The needles' first lines as [`scan_lines`] looks them up: the lengths
 /// some first line has and the fingerprints of the first lines (most lines
-/// are skipped on these alone, without hashing), then a table of their
-/// hashes.
+/// are skipped on these alone, without hashing), then their hashes,
+/// sorted (one list for all needles: no table nor list per hash).
 struct FirstLines {
     lengths: Vec<bool>,
     /// One bit per [`fingerprint`] value, set for the first lines'.
@@ -221,7 +229,8 @@ struct FirstLines {
     /// The fingerprints' bits: about 64 values per needle (few false
     /// positives), from 6 (one word) to [`FINGERPRINT_BITS`].
     bits: u32,
-    table: HashMap<u64, Vec<usize>, BuildHasherDefault<PrecomputedHasher>>,
+    /// (xxh3 of a first line, its needle), by hash.
+    table: Vec<(u64, usize)>,
 }
 
 /// At most this many bits of a [`fingerprint`] (a table of 8 KiB).
@@ -242,26 +251,25 @@ impl FirstLines {
             lengths: vec![false; longest + 1],
             fingerprints: vec![0; 1 << (bits - 6)],
             bits,
-            table: HashMap::default(),
+            table: Vec::with_capacity(needles.len()),
         };
         for (k, n) in needles.iter().enumerate() {
             let first = first_line(n);
             firsts.lengths[first.len()] = true;
             let f = fingerprint(first, bits);
             firsts.fingerprints[f >> 6] |= 1 << (f & 63);
-            firsts
-                .table
-                .entry(xxhash_rust::xxh3::xxh3_64(first))
-                .or_default()
-                .push(k);
+            firsts.table.push((xxhash_rust::xxh3::xxh3_64(first), k));
         }
+        // By hash, and by needle among equal hashes (the order the
+        // needles of one first line are checked in, as before).
+        firsts.table.sort_unstable();
         firsts
     }
 
     /// The needles whose first line may be `line` (a line's [`key`]):
     /// every one whose first line it is, and perhaps others (the hash
     /// may collide: each is checked in full).
-    fn candidates(&self, line: &[u8]) -> Option<&[usize]> {
+    fn candidates(&self, line: &[u8]) -> Option<&[(u64, usize)]> {
         if !self.lengths.get(line.len()).copied().unwrap_or(false) {
             return None;
         }
@@ -269,9 +277,10 @@ impl FirstLines {
         if self.fingerprints[f >> 6] & (1 << (f & 63)) == 0 {
             return None;
         }
-        self.table
-            .get(&xxhash_rust::xxh3::xxh3_64(line))
-            .map(Vec::as_slice)
+        let hash = xxhash_rust::xxh3::xxh3_64(line);
+        let from = self.table.partition_point(|&(h, _)| h < hash);
+        let to = from + self.table[from..].partition_point(|&(h, _)| h == hash);
+        Some(&self.table[from..to])
     }
 }
 
@@ -328,7 +337,7 @@ fn scan_lines(
     let mut line_to = |end: usize| {
         let line = key(&bytes[start..end]);
         if let Some(ks) = firsts.candidates(line) {
-            for &k in ks {
+            for &(_, k) in ks {
                 let needle = needles[k].text.as_bytes();
                 // The first line's places (not for one line: its
                 // hits are its places), checked in full: the hash
@@ -539,8 +548,7 @@ mod tests {
             let (hits, first_lines) =
                 scan_lines(text.as_bytes(), 0..text.len(), true, &refs, &firsts);
             let split = line_starts(&text, &refs);
-            for (k, (edit, got)) in split.into_iter().enumerate() {
-                assert_eq!(edit, k);
+            for (k, got) in split.into_iter().enumerate() {
                 assert_eq!(got.full, hits[k], "{:?}", texts[k]);
                 assert_eq!(got.first_line, first_lines[k], "{:?}", texts[k]);
             }
@@ -595,7 +603,7 @@ mod tests {
                 needles.push(needle(k, &t, MatchUnit::Lines));
             }
             let refs: Vec<&Needle> = needles.iter().collect();
-            for (edit, got) in line_starts(&text, &refs) {
+            for (edit, got) in line_starts(&text, &refs).into_iter().enumerate() {
                 let n = &needles[edit];
                 let want: Vec<usize> = doc::find_overlapping(text.as_bytes(), n.text.as_bytes())
                     .into_iter()
@@ -660,6 +668,7 @@ mod tests {
                 let scanned: HashMap<usize, Vec<usize>> = match unit {
                     MatchUnit::Lines => line_starts(&text, &refs)
                         .into_iter()
+                        .enumerate()
                         .map(|(edit, hits)| (edit, hits.full))
                         .collect(),
                     MatchUnit::Substring => automaton(&text, &refs).into_iter().collect(),
@@ -674,12 +683,17 @@ mod tests {
                 }
                 let found = find(&text, &needles);
                 for n in &needles {
-                    assert_eq!(found[&n.edit].full, plain(n), "{unit:?} {:?}", n.text);
+                    assert_eq!(
+                        found.get(n.edit).unwrap().full,
+                        plain(n),
+                        "{unit:?} {:?}",
+                        n.text
+                    );
                 }
                 // The first line's places: every line start whose line,
                 // without its `\r`, is the needle's first line.
                 if unit == MatchUnit::Lines {
-                    for (edit, hits) in line_starts(&text, &refs) {
+                    for (edit, hits) in line_starts(&text, &refs).into_iter().enumerate() {
                         let n = &needles[edit];
                         let Some(places) = hits.first_line else {
                             assert!(!n.text.contains('\n'), "{:?}", n.text);
@@ -693,6 +707,38 @@ mod tests {
                         );
                     }
                 }
+            }
+        }
+    }
+
+    /// Hits are looked up by edit whatever the edits' numbers (sparse,
+    /// out of order) and the needles they share; an edit with no needle
+    /// has none.
+    #[test]
+    fn hits_are_found_by_edit() {
+        let text = "a\nb\na\nc\nb\n";
+        let texts = ["a", "b", "c", "a", "d", "b\na"];
+        let mut rng = crate::test_rng::Rng::new(11);
+        for _ in 0..100 {
+            let mut edits: Vec<usize> = (0..texts.len()).map(|k| 3 * k + 1).collect();
+            for i in (1..edits.len()).rev() {
+                edits.swap(i, rng.below(i + 1));
+            }
+            let needles: Vec<Needle> = texts
+                .iter()
+                .zip(&edits)
+                .map(|(t, &e)| needle(e, t, MatchUnit::Lines))
+                .collect();
+            let found = find(text, &needles);
+            for n in &needles {
+                let want: Vec<usize> = doc::find_overlapping(text.as_bytes(), n.text.as_bytes())
+                    .into_iter()
+                    .filter(|&s| is_line_hit(text.as_bytes(), s, n.text.as_bytes()))
+                    .collect();
+                assert_eq!(found.get(n.edit).unwrap().full, want, "{:?}", n.text);
+            }
+            for e in [0, 2, 3, 100] {
+                assert!(found.get(e).is_none());
             }
         }
     }

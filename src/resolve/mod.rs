@@ -254,7 +254,7 @@ struct FileResolver<'o, 'c> {
     language: Option<crate::syntax::Language>,
     config: &'c ResolveConfig,
     /// Original hits of each sequential replace's exact needle, by edit index.
-    orig_hits: crate::text::hashed::IndexMap<std::sync::Arc<doc::OrigHits>>,
+    orig_hits: hits::FileHits,
     /// (original 0-based line, line delta) of applied edits, for hints.
     shifts: Vec<(usize, isize)>,
     /// Some edit of this file carries a line hint.
@@ -602,13 +602,12 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
             return self.fail(e);
         }
         let hint = self.current_hint(r.line_hint);
-        let hits = self.orig_hits.get(&edit.index).cloned().unwrap_or_default();
-        let result = self
-            .locator()
-            .locate(&self.doc, r, edit.format, &hits, hint);
+        let none = doc::OrigHits::default();
+        let hits = self.orig_hits.get(edit.index).unwrap_or(&none);
+        let result = self.locator().locate(&self.doc, r, edit.format, hits, hint);
         match result {
             Ok(located) => {
-                if let Some(e) = self.hint_against_neighbours(edit, r, &located, &hits, hint) {
+                if let Some(e) = self.hint_against_neighbours(edit, r, &located, hits, hint) {
                     return self.fail(e);
                 }
                 let track = self.tracks_hints();
@@ -647,7 +646,7 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
         let own = picked as i64 - line_hint as i64;
         let at = self.hinted.iter().position(|&(i, _)| i == edit.index)?;
         let pinned = |&(index, hint): &(usize, usize)| {
-            let hits = self.orig_hits.get(&index)?;
+            let hits = self.orig_hits.get(index)?;
             let [hit] = hits.full.as_slice() else {
                 return None;
             };
