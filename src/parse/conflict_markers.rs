@@ -35,10 +35,16 @@ pub fn is_search_marker(line: &str) -> bool {
     if line.as_bytes().first() != Some(&b'<') {
         return false;
     }
-    let line = line.trim_end();
-    let rest = line.trim_start_matches('<');
-    let run = line.len() - rest.len();
-    (5..=9).contains(&run) && matches!(rest, " SEARCH" | " SEARCH>")
+    let (run, rest) = run_of(line.trim_end(), b'<');
+    (5..=9).contains(&run) && matches!(rest, b" SEARCH" | b" SEARCH>")
+}
+
+/// The length of the run of `byte` (ASCII) that `line` starts with, and
+/// the bytes after it.
+fn run_of(line: &str, byte: u8) -> (usize, &[u8]) {
+    let bytes = line.as_bytes();
+    let run = bytes.iter().take_while(|&&b| b == byte).count();
+    (run, &bytes[run..])
 }
 
 /// Is `line` the `=======` separator (exactly seven `=`)?
@@ -52,10 +58,8 @@ pub fn is_replace_marker(line: &str) -> bool {
     if line.as_bytes().first() != Some(&b'>') {
         return false;
     }
-    let line = line.trim_end();
-    let rest = line.trim_start_matches('>');
-    let run = line.len() - rest.len();
-    (5..=9).contains(&run) && rest == " REPLACE"
+    let (run, rest) = run_of(line.trim_end(), b'>');
+    (5..=9).contains(&run) && rest == b" REPLACE"
 }
 
 /// Is `line` roo's optional `-------` divider after the SEARCH header?
@@ -482,6 +486,54 @@ mod tests {
         assert!(!is_separator("========"));
         assert!(is_replace_marker(">>>>>>> REPLACE\t"));
         assert!(!is_replace_marker(">>>>>>> release/1.9"));
+    }
+
+    /// The marker checks are their plain reading (the line's end trimmed,
+    /// a run of 5-9 `<` or `>` chars, the word), on lines of runs of every
+    /// length, words, spaces, tabs and non-ASCII around them.
+    #[test]
+    fn markers_are_read_as_defined() {
+        fn plain(line: &str, ch: char, words: &[&str]) -> bool {
+            let line = line.trim_end();
+            let rest = line.trim_start_matches(ch);
+            let run = line.len() - rest.len();
+            (5..=9).contains(&run) && words.contains(&rest)
+        }
+        let heads = ["", " ", "\t", "\u{a0}", "x", "=", "-"];
+        let runs = ["<", ">", "<<<<", ">>>>>"];
+        let tails = [
+            "",
+            " SEARCH",
+            " SEARCH>",
+            "SEARCH",
+            " REPLACE",
+            " REPLACE>",
+            " \u{2003}",
+            " ",
+            "\t",
+            "é",
+        ];
+        for head in heads {
+            for run in runs {
+                for k in 0..4 {
+                    for tail in tails {
+                        for end in ["", " ", "\u{a0}", "\r"] {
+                            let line = format!("{head}{}{tail}{end}", run.repeat(k));
+                            assert_eq!(
+                                is_search_marker(&line),
+                                plain(&line, '<', &[" SEARCH", " SEARCH>"]),
+                                "{line:?}"
+                            );
+                            assert_eq!(
+                                is_replace_marker(&line),
+                                plain(&line, '>', &[" REPLACE"]),
+                                "{line:?}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]

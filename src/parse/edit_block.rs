@@ -190,6 +190,7 @@ pub fn block_of(
             let (error, next_line) = *broken;
             return Block {
                 next_line,
+                edit: None,
                 edits: Vec::new(),
                 errors: vec![error],
             };
@@ -199,6 +200,7 @@ pub fn block_of(
     let Some(path) = block_path(scan, open) else {
         return Block {
             next_line,
+            edit: None,
             edits: Vec::new(),
             errors: vec![missing_path_error(open_line)],
         };
@@ -206,6 +208,7 @@ pub fn block_of(
     scan.set_last_path(&path);
     Block {
         next_line,
+        edit: None,
         edits: vec![ParsedEdit {
             path,
             format,

@@ -182,6 +182,9 @@ impl<'a> Scan<'a> {
 pub struct Block {
     /// 0-based line where scanning resumes (after the block).
     pub next_line: usize,
+    /// The edit of a block of one (a SEARCH/REPLACE block), without a
+    /// `Vec` of its own; it comes before [`Block::edits`].
+    pub edit: Option<ParsedEdit>,
     /// The edits of the block (possibly several files).
     pub edits: Vec<ParsedEdit>,
     /// Parse errors (`parse`, or `truncated` when the payload ends inside
@@ -461,6 +464,7 @@ fn scan_blocks(
             }
             if (parser.opens)(scan, i) {
                 let block = (parser.parse)(scan, i);
+                found.edits.extend(block.edit);
                 found.edits.extend(block.edits);
                 if parser.format == Format::CodeBlock {
                     found.code_errors.extend(block.errors);

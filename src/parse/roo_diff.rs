@@ -57,6 +57,7 @@ fn parse_element(scan: &mut Scan, i: usize, closing: &str) -> Block {
     let Some(end) = (i..scan.lines.len()).find(|&j| scan.lines[j].contains(closing)) else {
         return Block {
             next_line: scan.lines.len(),
+            edit: None,
             edits: Vec::new(),
             errors: vec![EditError::at_payload_line(
                 ErrorKind::Truncated,

@@ -48,6 +48,7 @@ pub(crate) fn parse_block(scan: &mut Scan, i: usize, dialect: Dialect, format: F
         Err(broken) => {
             return Block {
                 next_line: broken.resume,
+                edit: None,
                 edits: Vec::new(),
                 errors: vec![broken.error],
             }
@@ -57,6 +58,7 @@ pub(crate) fn parse_block(scan: &mut Scan, i: usize, dialect: Dialect, format: F
     let Some(path) = markdown::path_before(scan, i).or_else(|| scan.last_path()) else {
         return Block {
             next_line,
+            edit: None,
             edits: Vec::new(),
             errors: vec![EditError::at_payload_line(
                 ErrorKind::Parse,
@@ -73,13 +75,14 @@ pub(crate) fn parse_block(scan: &mut Scan, i: usize, dialect: Dialect, format: F
     let op = block_op(raw, dialect == Dialect::Roo);
     Block {
         next_line,
-        edits: vec![ParsedEdit {
+        edit: Some(ParsedEdit {
             path,
             format,
             source: SourceSpan::lines(i + 1, closer + 1),
             ordering: Ordering::Sequential,
             op,
-        }],
+        }),
+        edits: Vec::new(),
         errors: Vec::new(),
     }
 }
@@ -149,6 +152,7 @@ fn leading_number(line: &str) -> Option<usize> {
 fn stray_replace_marker(i: usize) -> Block {
     Block {
         next_line: i + 1,
+        edit: None,
         edits: Vec::new(),
         errors: vec![EditError::at_payload_line(
             ErrorKind::Parse,
@@ -165,6 +169,7 @@ fn stray_replace_marker(i: usize) -> Block {
 fn near_miss_opener(scan: &Scan, i: usize, line: &str) -> Block {
     Block {
         next_line: markers::resume_after(&scan.lines, i + 1),
+        edit: None,
         edits: Vec::new(),
         errors: vec![EditError::at_payload_line(
             ErrorKind::Parse,
