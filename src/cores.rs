@@ -39,7 +39,7 @@ pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> 
     // The calling thread takes items too: one thread fewer to start and
     // join per call, and its results are freed where they were made.
     let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (1..threads).map(|_| scope.spawn(&work)).collect();
+        let workers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
         let mut done = work();
         for w in workers {
             done.extend(w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));

@@ -269,6 +269,9 @@ impl FirstLines {
     /// The needles whose first line may be `line` (a line's [`key`]):
     /// every one whose first line it is, and perhaps others (the hash
     /// may collide: each is checked in full).
+    /// Inlined into the scan's loop: most lines stop at the length or
+    /// the fingerprint.
+    #[inline(always)]
     fn candidates(&self, line: &[u8]) -> Option<&[(u64, usize)]> {
         if !self.lengths.get(line.len()).copied().unwrap_or(false) {
             return None;
@@ -277,10 +280,16 @@ impl FirstLines {
         if self.fingerprints[f >> 6] & (1 << (f & 63)) == 0 {
             return None;
         }
+        Some(self.by_hash(line))
+    }
+
+    /// The needles whose first line's hash is `line`'s.
+    #[inline(never)]
+    fn by_hash(&self, line: &[u8]) -> &[(u64, usize)] {
         let hash = xxhash_rust::xxh3::xxh3_64(line);
         let from = self.table.partition_point(|&(h, _)| h < hash);
         let to = from + self.table[from..].partition_point(|&(h, _)| h == hash);
-        Some(&self.table[from..to])
+        &self.table[from..to]
     }
 }
 
@@ -288,6 +297,7 @@ impl FirstLines {
 /// last 8 bytes (all of a shorter line's), mixed. Equal lines have equal
 /// fingerprints: a line whose fingerprint no first line has is none of
 /// them.
+#[inline(always)]
 fn fingerprint(line: &[u8], bits: u32) -> usize {
     let n = line.len();
     // Two fixed 8-byte reads (no copy of a length known only at run
@@ -333,35 +343,43 @@ fn scan_lines(
         .iter()
         .map(|n| n.text.contains('\n').then(Vec::new))
         .collect();
-    let mut start = range.start;
-    let mut line_to = |end: usize| {
-        let line = key(&bytes[start..end]);
-        if let Some(ks) = firsts.candidates(line) {
-            for &(_, k) in ks {
-                let needle = needles[k].text.as_bytes();
-                // The first line's places (not for one line: its
-                // hits are its places), checked in full: the hash
-                // may collide.
-                if let Some(places) = &mut first_lines[k] {
-                    if line == first_line(needles[k]) {
-                        places.push(start);
-                        if places.len() > FIRST_LINE_CAP {
-                            first_lines[k] = None;
-                        }
+    // A line some needle's first line may be (rare): its candidates
+    // checked in full.
+    let mut found = |start: usize, line: &[u8], ks: &[(u64, usize)]| {
+        for &(_, k) in ks {
+            let needle = needles[k].text.as_bytes();
+            // The first line's places (not for one line: its hits are
+            // its places), checked in full: the hash may collide.
+            if let Some(places) = &mut first_lines[k] {
+                if line == first_line(needles[k]) {
+                    places.push(start);
+                    if places.len() > FIRST_LINE_CAP {
+                        first_lines[k] = None;
                     }
                 }
-                if bytes[start..].starts_with(needle) {
-                    hits[k].push(start);
-                }
+            }
+            if bytes[start..].starts_with(needle) {
+                hits[k].push(start);
             }
         }
-        start = end + 1;
     };
+    let mut start = range.start;
     // The line ends 32 bytes at a time (`memchr_iter` pays a call per
-    // line of code).
-    for_each_newline(&bytes[range.clone()], |e| line_to(range.start + e));
+    // line of code); the common line, whose length or fingerprint no
+    // first line has, is rejected right in the loop.
+    for_each_newline(&bytes[range.clone()], |e| {
+        let end = range.start + e;
+        let line = key(&bytes[start..end]);
+        if let Some(ks) = firsts.candidates(line) {
+            found(start, line, ks);
+        }
+        start = end + 1;
+    });
     if last {
-        line_to(range.end);
+        let line = key(&bytes[start..range.end]);
+        if let Some(ks) = firsts.candidates(line) {
+            found(start, line, ks);
+        }
     }
     (hits, first_lines)
 }

@@ -287,21 +287,27 @@ impl Locator<'_> {
         if !exact.is_empty() {
             let lines = LazyLines::new(doc);
             let several = exact.len() > 1;
-            let chosen = choose(
-                &exact,
-                r.replace_all,
-                hint,
-                |&s| lines.get().index.line_of(s),
-                |&s| line_span(&lines.get().index, &(s..s + len)),
-            )?;
+            // One candidate, or all for `replace_all`: what `choose`
+            // gives, read in place.
+            let chosen: Cow<[usize]> = if !several || r.replace_all {
+                Cow::Borrowed(&*exact)
+            } else {
+                Cow::Owned(choose(
+                    &exact,
+                    r.replace_all,
+                    hint,
+                    |&s| lines.get().index.line_of(s),
+                    |&s| line_span(&lines.get().index, &(s..s + len)),
+                )?)
+            };
             if several && !r.replace_all && r.unit == MatchUnit::Lines {
                 let search = split_lines(&r.search, r.unit);
                 let picked = lines.get().index.line_of(chosen[0]);
                 self.hint_rival(lines.get(), &search, Pass::Exact, picked, hint)?;
             }
             return chosen
-                .into_iter()
-                .map(|s| {
+                .iter()
+                .map(|&s| {
                     let m = s..s + len;
                     self.exact_replacement(doc, r, m.clone())
                         .map_err(|e| at_lines(e, line_span(&lines.get().index, &m)))

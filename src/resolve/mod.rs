@@ -322,8 +322,28 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
             applied: Vec::new(),
             history: edits.iter().any(|e| e.op == EditOp::Undo).then(Vec::new),
         };
+        file.reserve(edits);
         file.find_original_hits(edits);
         file
+    }
+
+    /// Sizes the doc for the file's replaces: their count, lines and
+    /// bytes (each replacement written once, and a line end).
+    /// Not when the payload undoes an edit: each saved state is a copy
+    /// of the doc, which would copy the room too.
+    fn reserve(&mut self, edits: &[&Edit]) {
+        if self.history.is_some() {
+            return;
+        }
+        let (mut count, mut lines, mut bytes) = (0, 0, 0);
+        for e in edits {
+            if let EditOp::Replace(r) = &e.op {
+                count += 1;
+                lines += memchr::memchr_iter(b'\n', r.replace.as_bytes()).count() + 1;
+                bytes += r.replace.len() + 1;
+            }
+        }
+        self.doc.reserve(count, lines, bytes);
     }
 
     fn locator(&self) -> Locator<'c> {
