@@ -736,22 +736,10 @@ mod tests {
     /// The parse fixtures and corpus payloads, cut at every line.
     #[test]
     fn the_fixtures_cut_in_two_are_the_one_scan() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/parse");
-        let mut stack = vec![root];
         let mut seen = 0;
-        while let Some(dir) = stack.pop() {
-            for entry in std::fs::read_dir(&dir).unwrap() {
-                let path = entry.unwrap().path();
-                if path.is_dir() {
-                    stack.push(path);
-                } else if path.extension().is_some_and(|e| e == "md" || e == "txt") {
-                    let Ok(text) = std::fs::read_to_string(&path) else {
-                        continue;
-                    };
-                    check_every_cut(&text, None);
-                    seen += 1;
-                }
-            }
+        for text in fixture_payloads() {
+            check_every_cut(&text, None);
+            seen += 1;
         }
         assert!(seen > 50, "{seen} payloads");
     }
