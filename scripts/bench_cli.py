@@ -278,7 +278,9 @@ def main():
             "loadavg_start": load_start,
             "loadavg_end": load_end,
             "ratio_target": RATIO_TARGET,
-            "baseline_bin": args.baseline_bin,
+            # The build given, not its installed copy (scripts/bench).
+            "baseline_bin": os.environ.get("BENCH_BASELINE_GIVEN", args.baseline_bin),
+            "timed_as": "installed copies (scripts/bench copies each binary before timing)",
             "targets": targets,
             "in_process": in_process,
             "workloads": rows,

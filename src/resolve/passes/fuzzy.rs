@@ -255,6 +255,19 @@ pub fn find_near(
     deadline: Instant,
     starts: std::ops::Range<usize>,
 ) -> FuzzyScan {
+    find_near_split(file, search, floor, deadline, starts, SPLIT_BYTES)
+}
+
+/// [`find_near`], its windows scanned in two halves from `split_bytes`
+/// bytes of text under them.
+fn find_near_split(
+    file: &Lines,
+    search: &[&str],
+    floor: f64,
+    deadline: Instant,
+    starts: std::ops::Range<usize>,
+    split_bytes: usize,
+) -> FuzzyScan {
     let n = search.len();
     if n == 0 || n > file.len() {
         return FuzzyScan::default();
@@ -269,7 +282,7 @@ pub fn find_near(
     let (text, index) = (file.text, &*file.index);
     let scan =
         |from: usize, to: usize| scan_windows(text, index, search, floor, deadline, from..to);
-    let (windows, timed_out) = if span >= SPLIT_BYTES && last - first >= 2 * n {
+    let (windows, timed_out) = if span >= split_bytes && last - first >= 2 * n {
         let mid = first + (last - first) / 2;
         let ((mut a, a_out), (b, b_out)) =
             crate::cores::join(|| scan(first, mid), || scan(mid, last));
@@ -289,7 +302,17 @@ pub fn find_near(
 }
 
 /// A text this long (bytes) under the windows is scanned on two cores.
-const SPLIT_BYTES: usize = 128 << 10;
+/// Below it one core is faster, measured on W3's 390 KB: the windows that
+/// cost (those the bag does not rule out, whose distance is computed) lie
+/// near the copied text, in one half, so the other core has little to do;
+/// and in a short process (the CLI) the thread's start, its first pages
+/// and the count of cores (the cgroup's files) cost ~0.2 ms more than the
+/// half saves.
+const SPLIT_BYTES: usize = 1 << 20;
+
+/// The size the tests split at: a text of a few thousand lines.
+#[cfg(test)]
+const TEST_SPLIT_BYTES: usize = 128 << 10;
 
 /// The windows of [`find_near`] starting at `starts` (within the file),
 /// and whether the deadline stopped the scan: counted in `u16` when no
@@ -824,7 +847,7 @@ mod tests {
                 format!("{}{} {i}\n", "    ".repeat(rng.below(3)), line.join(" "))
             })
             .collect();
-        assert!(text.len() >= SPLIT_BYTES);
+        assert!(text.len() >= TEST_SPLIT_BYTES);
         let file = Lines::new(&text);
         for at in [0, 1_500, 2_998, 2_999, 3_000, 4_500, 5_990] {
             let n = 8;
@@ -832,7 +855,8 @@ mod tests {
             search[3].push_str(" typo");
             let search: Vec<&str> = search.iter().map(String::as_str).collect();
             for floor in [0.5, 0.85, 0.95] {
-                let got = find(&file, &search, floor, later());
+                let all = 0..usize::MAX;
+                let got = find_near_split(&file, &search, floor, later(), all, TEST_SPLIT_BYTES);
                 let want = find_near_plain(&file, &search, floor, later(), 0..usize::MAX);
                 assert_eq!(got, want, "at {at}, floor {floor}");
                 assert!(got.windows.iter().any(|w| w.start == at));
