@@ -47,8 +47,7 @@ pub fn parse(scan: &mut Scan, i: usize) -> Block {
     }
     Block {
         next_line: read.next_line,
-        edit: None,
-        edits,
+        edits: edits.into(),
         errors: read.errors,
     }
 }

@@ -201,11 +201,11 @@ enum Section {
 
 /// Reads the block whose opener is `lines[opener]`. `first_line_no` is the
 /// 1-based payload line of `lines[0]`, for error messages. `text` is the
-/// text the lines were split from, if known (else `""`): the block's
+/// text the lines were split from, if known: the block's
 /// texts are copied from it in one piece where its lines lie in it one
 /// after the other ([`section_text`]).
 pub fn read_block(
-    text: &str,
+    text: Option<&str>,
     lines: &[&str],
     opener: usize,
     first_line_no: usize,
@@ -364,12 +364,12 @@ fn near_separator_hint(
 }
 
 /// A section's lines, unescaped, as newline-terminated text: what
-/// [`join_lines`] makes of them. When they lie in `text` one after the
+/// [`join_lines`] makes of them. When they lie in `text` (if known) one after the
 /// other with a `\n` between (a payload with `\n` line ends, no escaped
 /// line), that is the span of `text` from the first to the last, and a
 /// `\n`: one copy. Else line by line.
-pub fn section_text(text: &str, lines: &[&str]) -> String {
-    if let Some(span) = span_in(text, lines) {
+pub fn section_text(text: Option<&str>, lines: &[&str]) -> String {
+    if let Some(span) = text.and_then(|text| span_in(text, lines)) {
         let mut out = String::with_capacity(span.len() + 1);
         out.push_str(span);
         out.push('\n');
@@ -578,7 +578,7 @@ mod tests {
             "b",
             ">>>>>>> REPLACE",
         ];
-        let block = read_block("", &lines, 0, 1, Dialect::Roo).unwrap();
+        let block = read_block(None, &lines, 0, 1, Dialect::Roo).unwrap();
         assert_eq!(block.search, "=======\n");
         assert_eq!(block.replace, "b\n");
         assert_eq!(block.start_line, Some(4));
@@ -596,7 +596,7 @@ mod tests {
             "=======",
             ">>>>>>> REPLACE",
         ];
-        let broken = read_block("", &lines, 1, 10, Dialect::Aider).unwrap_err();
+        let broken = read_block(None, &lines, 1, 10, Dialect::Aider).unwrap_err();
         assert_eq!(broken.error.kind, ErrorKind::Parse);
         assert_eq!(broken.error.lines, [15]);
         assert_eq!(broken.resume, 7);
@@ -649,10 +649,18 @@ mod tests {
             let run = &lines[from..to];
             let unescaped: Vec<&str> = run.iter().map(|l| unescape(l).unwrap_or(l)).collect();
             let want = join_lines(&unescaped);
-            assert_eq!(section_text(&text, run), want, "{text:?} {from}..{to}");
-            assert_eq!(section_text("", run), want, "{text:?} {from}..{to}");
+            assert_eq!(
+                section_text(Some(&text), run),
+                want,
+                "{text:?} {from}..{to}"
+            );
+            assert_eq!(section_text(None, run), want, "{text:?} {from}..{to}");
             let other = text.clone();
-            assert_eq!(section_text(&other, run), want, "{text:?} {from}..{to}");
+            assert_eq!(
+                section_text(Some(&other), run),
+                want,
+                "{text:?} {from}..{to}"
+            );
             assert_eq!(text_lines(&want).collect::<Vec<_>>(), unescaped);
         }
     }
@@ -660,7 +668,7 @@ mod tests {
     #[test]
     fn an_open_block_at_the_end_is_truncated() {
         let lines = ["<<<<<<< SEARCH", "a", "=======", "b"];
-        let broken = read_block("", &lines, 0, 1, Dialect::Aider).unwrap_err();
+        let broken = read_block(None, &lines, 0, 1, Dialect::Aider).unwrap_err();
         assert_eq!(broken.error.kind, ErrorKind::Truncated);
     }
 }

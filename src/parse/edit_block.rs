@@ -19,7 +19,7 @@
 //! the marker recognizers shared with [`super::edit_block_v2`] and
 //! [`dialect`], which looks ahead to tell the two apart.
 
-use super::{markdown, Block, ParsedEdit, Scan};
+use super::{markdown, Block, Edits, ParsedEdit, Scan};
 use crate::error::{EditError, ErrorKind};
 use crate::model::{EditOp, Format, Ordering, Replace, SourceSpan};
 
@@ -190,8 +190,7 @@ pub fn block_of(
             let (error, next_line) = *broken;
             return Block {
                 next_line,
-                edit: None,
-                edits: Vec::new(),
+                edits: Edits::None,
                 errors: vec![error],
             };
         }
@@ -200,22 +199,20 @@ pub fn block_of(
     let Some(path) = block_path(scan, open) else {
         return Block {
             next_line,
-            edit: None,
-            edits: Vec::new(),
+            edits: Edits::None,
             errors: vec![missing_path_error(open_line)],
         };
     };
     scan.set_last_path(&path);
     Block {
         next_line,
-        edit: None,
-        edits: vec![ParsedEdit {
+        edits: Edits::One(ParsedEdit {
             path,
             format,
             source: SourceSpan::lines(open_line, next_line),
             ordering: Ordering::Sequential,
             op,
-        }],
+        }),
         errors: Vec::new(),
     }
 }

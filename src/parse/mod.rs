@@ -16,6 +16,7 @@ pub mod code_block;
 pub mod conflict_markers;
 pub mod edit_block;
 pub mod edit_block_v2;
+mod edits;
 pub mod find_replace;
 pub mod json;
 pub mod markdown;
@@ -26,6 +27,7 @@ pub mod unified_diff;
 
 use crate::error::{EditError, ErrorKind};
 use crate::model::{Edit, EditBatch, EditOp, Format, Ordering, SourceSpan};
+pub use edits::Edits;
 
 /// Largest payload accepted, in bytes. Larger ones are a `parse` error.
 pub const MAX_PAYLOAD_BYTES: usize = 64 * 1024 * 1024;
@@ -68,10 +70,10 @@ pub struct Scan<'a> {
     /// The payload lines (owned, or split once by [`parse`] and shared
     /// with the suggestions pass).
     pub lines: std::borrow::Cow<'a, [&'a str]>,
-    /// The text the lines were split from, when known (else `""`): a
-    /// block's text is copied from it in one piece where it can be
+    /// The text the lines were split from, when known: a block's text is
+    /// copied from it in one piece where it can be
     /// ([`conflict_markers::section_text`]).
-    text: &'a str,
+    text: Option<&'a str>,
     /// The path of the previous block, for blocks that name none.
     last_path: Option<String>,
     /// The scan starts inside the payload (the second part of a split
@@ -97,7 +99,7 @@ impl<'a> Scan<'a> {
     /// Splits a payload into lines.
     pub fn new(text: &'a str) -> Scan<'a> {
         Scan {
-            text,
+            text: Some(text),
             ..Scan::with_lines(text.lines().collect())
         }
     }
@@ -116,7 +118,7 @@ impl<'a> Scan<'a> {
     /// all borrowed.
     fn over_payload(text: &'a str, lines: &'a [&'a str], fences: &'a markdown::Fences) -> Scan<'a> {
         Scan {
-            text,
+            text: Some(text),
             fences: Some(fences),
             ..Scan::over(lines)
         }
@@ -125,7 +127,7 @@ impl<'a> Scan<'a> {
     fn of(lines: std::borrow::Cow<'a, [&'a str]>) -> Scan<'a> {
         Scan {
             lines,
-            text: "",
+            text: None,
             last_path: None,
             inherits: false,
             read_unknown: std::cell::Cell::new(false),
@@ -182,11 +184,8 @@ impl<'a> Scan<'a> {
 pub struct Block {
     /// 0-based line where scanning resumes (after the block).
     pub next_line: usize,
-    /// The edit of a block of one (a SEARCH/REPLACE block), without a
-    /// `Vec` of its own; it comes before [`Block::edits`].
-    pub edit: Option<ParsedEdit>,
     /// The edits of the block (possibly several files).
-    pub edits: Vec<ParsedEdit>,
+    pub edits: Edits,
     /// Parse errors (`parse`, or `truncated` when the payload ends inside
     /// the block). A block with errors should yield no edits for the
     /// broken part.
@@ -464,7 +463,6 @@ fn scan_blocks(
             }
             if (parser.opens)(scan, i) {
                 let block = (parser.parse)(scan, i);
-                found.edits.extend(block.edit);
                 found.edits.extend(block.edits);
                 if parser.format == Format::CodeBlock {
                     found.code_errors.extend(block.errors);

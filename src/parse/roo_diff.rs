@@ -17,7 +17,7 @@
 
 use super::conflict_markers::{self as markers, Dialect};
 use super::search_replace::{block_op, parse_block};
-use super::{Block, ParsedEdit, Scan};
+use super::{Block, Edits, ParsedEdit, Scan};
 use crate::error::{EditError, ErrorKind};
 use crate::model::{Format, Ordering, SourceSpan};
 
@@ -57,8 +57,7 @@ fn parse_element(scan: &mut Scan, i: usize, closing: &str) -> Block {
     let Some(end) = (i..scan.lines.len()).find(|&j| scan.lines[j].contains(closing)) else {
         return Block {
             next_line: scan.lines.len(),
-            edit: None,
-            edits: Vec::new(),
+            edits: Edits::None,
             errors: vec![EditError::at_payload_line(
                 ErrorKind::Truncated,
                 i + 1,
@@ -261,7 +260,7 @@ fn parse_diff(element: &Element, path: &str, diff: &Diff, block: &mut Block) {
         let line = lines[i];
         if markers::is_search_marker(line) {
             found_block = true;
-            match markers::read_block(&diff.content, &lines, i, first_line_no, Dialect::Roo) {
+            match markers::read_block(Some(&diff.content), &lines, i, first_line_no, Dialect::Roo) {
                 Ok(mut raw) => {
                     // `<start_line>` belongs to the diff's first block.
                     raw.start_line = raw.start_line.or(hint.take());

@@ -10,7 +10,7 @@
 //! broken block is a parse error that names its line, not silence.
 
 use super::conflict_markers::{self as markers, Dialect};
-use super::{markdown, Block, ParsedEdit, Scan};
+use super::{markdown, Block, Edits, ParsedEdit, Scan};
 use crate::error::{EditError, ErrorKind};
 use crate::model::{EditOp, Format, Ordering, Replace, SourceSpan};
 
@@ -48,8 +48,7 @@ pub(crate) fn parse_block(scan: &mut Scan, i: usize, dialect: Dialect, format: F
         Err(broken) => {
             return Block {
                 next_line: broken.resume,
-                edit: None,
-                edits: Vec::new(),
+                edits: Edits::None,
                 errors: vec![broken.error],
             }
         }
@@ -58,8 +57,7 @@ pub(crate) fn parse_block(scan: &mut Scan, i: usize, dialect: Dialect, format: F
     let Some(path) = markdown::path_before(scan, i).or_else(|| scan.last_path()) else {
         return Block {
             next_line,
-            edit: None,
-            edits: Vec::new(),
+            edits: Edits::None,
             errors: vec![EditError::at_payload_line(
                 ErrorKind::Parse,
                 i + 1,
@@ -75,14 +73,13 @@ pub(crate) fn parse_block(scan: &mut Scan, i: usize, dialect: Dialect, format: F
     let op = block_op(raw, dialect == Dialect::Roo);
     Block {
         next_line,
-        edit: Some(ParsedEdit {
+        edits: Edits::One(ParsedEdit {
             path,
             format,
             source: SourceSpan::lines(i + 1, closer + 1),
             ordering: Ordering::Sequential,
             op,
         }),
-        edits: Vec::new(),
         errors: Vec::new(),
     }
 }
@@ -152,8 +149,7 @@ fn leading_number(line: &str) -> Option<usize> {
 fn stray_replace_marker(i: usize) -> Block {
     Block {
         next_line: i + 1,
-        edit: None,
-        edits: Vec::new(),
+        edits: Edits::None,
         errors: vec![EditError::at_payload_line(
             ErrorKind::Parse,
             i + 1,
@@ -169,8 +165,7 @@ fn stray_replace_marker(i: usize) -> Block {
 fn near_miss_opener(scan: &Scan, i: usize, line: &str) -> Block {
     Block {
         next_line: markers::resume_after(&scan.lines, i + 1),
-        edit: None,
-        edits: Vec::new(),
+        edits: Edits::None,
         errors: vec![EditError::at_payload_line(
             ErrorKind::Parse,
             i + 1,
