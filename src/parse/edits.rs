@@ -33,6 +33,17 @@ impl Edits {
     }
 }
 
+impl Edits {
+    /// Moves the edits, in order, to the end of `list`.
+    pub fn append_to(self, list: &mut Vec<ParsedEdit>) {
+        match self {
+            Edits::None => {}
+            Edits::One(edit) => list.push(edit),
+            Edits::Many(mut all) => list.append(&mut all),
+        }
+    }
+}
+
 impl Deref for Edits {
     type Target = [ParsedEdit];
 
@@ -112,8 +123,12 @@ mod tests {
             for edits in [pushed, extended, listed] {
                 assert_eq!(edits.len(), n);
                 assert_eq!(paths(&edits), want);
+                let mut appended = vec![edit(99)];
                 let owned: Vec<ParsedEdit> = edits.into_iter().collect();
                 assert_eq!(paths(&owned), want);
+                Edits::from(owned).append_to(&mut appended);
+                assert_eq!(paths(&appended[1..]), want);
+                assert_eq!(appended[0].path, "f99.py");
             }
         }
         let one = Edits::from(edit(7));

@@ -463,7 +463,7 @@ fn scan_blocks(
             }
             if (parser.opens)(scan, i) {
                 let block = (parser.parse)(scan, i);
-                found.edits.extend(block.edits);
+                block.edits.append_to(&mut found.edits);
                 if parser.format == Format::CodeBlock {
                     found.code_errors.extend(block.errors);
                 } else {
