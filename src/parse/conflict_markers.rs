@@ -364,10 +364,10 @@ fn near_separator_hint(
 }
 
 /// A section's lines, unescaped, as newline-terminated text: what
-/// [`join_lines`] makes of them. When they lie in `text` (if known) one after the
-/// other with a `\n` between (a payload with `\n` line ends, no escaped
-/// line), that is the span of `text` from the first to the last, and a
-/// `\n`: one copy. Else line by line.
+/// [`join_lines`] makes of them. When `text` is known and they lie in it
+/// one after the other with a `\n` between (a payload with `\n` line
+/// ends, no escaped line), that is the span of `text` from the first to
+/// the last, and a `\n`: one copy. Else line by line.
 pub fn section_text(text: Option<&str>, lines: &[&str]) -> String {
     if let Some(span) = text.and_then(|text| span_in(text, lines)) {
         let mut out = String::with_capacity(span.len() + 1);

@@ -14,8 +14,7 @@ pub enum Edits {
     None,
     /// One edit.
     One(ParsedEdit),
-    /// Several, in order (a patch of several files, a code block and its
-    /// neighbours).
+    /// Several, in order (a patch or a diff of several files or hunks).
     Many(Vec<ParsedEdit>),
 }
 
@@ -31,9 +30,7 @@ impl Edits {
             }
         };
     }
-}
 
-impl Edits {
     /// Moves the edits, in order, to the end of `list`.
     pub fn append_to(self, list: &mut Vec<ParsedEdit>) {
         match self {
