@@ -51,9 +51,12 @@ struct Window {
 }
 
 /// The largest distance at which a window of `longer` chars is at least
-/// `threshold` similar.
+/// `threshold` similar: the product rounded down, which for a product not
+/// below zero is the cast's truncation (x86-64's baseline has no rounding
+/// instruction: `floor` would be a call into the math library, one per
+/// window scanned).
 fn max_distance(threshold: f64, longer: usize) -> usize {
-    ((1.0 - threshold) * longer as f64).floor() as usize
+    ((1.0 - threshold) * longer as f64) as usize
 }
 
 impl FuzzyScan {
@@ -659,6 +662,21 @@ pub fn nearest(file: &Lines, search: &[&str], deadline: Instant) -> Option<Score
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    /// The cast in `max_distance` rounds down as `floor` does, for every
+    /// threshold a user may set (and beyond: 0, above 1, not a number).
+    #[test]
+    fn max_distance_is_the_product_rounded_down() {
+        let mut rng = crate::test_rng::Rng::new(5);
+        let mut thresholds = vec![0.0, 0.5, 0.85, 0.9, 0.95, 0.99, 1.0, 1.5, f64::NAN];
+        thresholds.extend((0..2_000).map(|_| rng.below(1_000_001) as f64 / 1e6));
+        for &t in &thresholds {
+            for longer in (0..300).chain([1 << 15, (1 << 20) + 7, 1 << 30]) {
+                let want = ((1.0 - t) * longer as f64).floor() as usize;
+                assert_eq!(max_distance(t, longer), want, "{t} {longer}");
+            }
+        }
+    }
 
     /// The normalization's shortcuts write what `split_whitespace`
     /// joined with one space writes, on every kind of line.
