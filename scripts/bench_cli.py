@@ -281,6 +281,8 @@ def main():
             # The build given, not its installed copy (scripts/bench).
             "baseline_bin": os.environ.get("BENCH_BASELINE_GIVEN", args.baseline_bin),
             "timed_as": "installed copies (scripts/bench copies each binary before timing)",
+            # The Cargo profile ours was built with (scripts/bench: release-lto).
+            "profile": os.environ.get("BENCH_PROFILE_USED"),
             "targets": targets,
             "in_process": in_process,
             "workloads": rows,
