@@ -19,16 +19,18 @@ pub enum Edits {
 }
 
 impl Edits {
-    /// Adds `edit` after the others.
+    /// Adds `edit` after the others: onto the list in place, when there
+    /// is one (a diff's hunks are pushed one by one).
     pub fn push(&mut self, edit: ParsedEdit) {
-        *self = match std::mem::take(self) {
-            Edits::None => Edits::One(edit),
-            Edits::One(first) => Edits::Many(vec![first, edit]),
-            Edits::Many(mut all) => {
-                all.push(edit);
-                Edits::Many(all)
+        match self {
+            Edits::Many(all) => all.push(edit),
+            Edits::None => *self = Edits::One(edit),
+            Edits::One(_) => {
+                if let Edits::One(first) = std::mem::take(self) {
+                    *self = Edits::Many(vec![first, edit]);
+                }
             }
-        };
+        }
     }
 
     /// Moves the edits, in order, to the end of `list`.
