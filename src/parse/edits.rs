@@ -24,10 +24,10 @@ impl Edits {
     pub fn push(&mut self, edit: ParsedEdit) {
         match self {
             Edits::Many(all) => all.push(edit),
-            Edits::None => *self = Edits::One(edit),
-            Edits::One(_) => {
-                if let Edits::One(first) = std::mem::take(self) {
-                    *self = Edits::Many(vec![first, edit]);
+            fewer => {
+                *fewer = match std::mem::take(fewer) {
+                    Edits::One(first) => Edits::Many(vec![first, edit]),
+                    _ => Edits::One(edit),
                 }
             }
         }
