@@ -17,9 +17,8 @@
 
 use std::borrow::Cow;
 use std::cell::{Cell, OnceCell};
-use std::collections::hash_map::Entry;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+
+use hashbrown::{hash_table, HashTable};
 
 use super::unicode;
 use crate::text::lines::LineIndex;
@@ -97,32 +96,22 @@ pub enum View {
     NonBlank,
 }
 
-/// Hashes a key's bytes with xxh3 (the std hasher is several times slower
-/// on lines, and keys come from files, not from an adversary who could
-/// only make lookups slower, never wrong: the table compares keys).
-#[derive(Default)]
-struct Xxh3Hasher(u64);
-
-impl Hasher for Xxh3Hasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        self.0 = xxhash_rust::xxh3::xxh3_64_with_seed(bytes, self.0);
-    }
-
-    fn write_u8(&mut self, b: u8) {
-        // The terminator `str` hashes after its bytes.
-        self.0 = self.0.rotate_left(8) ^ u64::from(b);
-    }
+/// The hash of a key: xxh3 (the std hasher is several times slower on
+/// lines, and keys come from files, not from an adversary who could only
+/// make lookups slower, never wrong: the table compares keys).
+fn hash(key: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(key.as_bytes())
 }
 
-type KeyMap<'t> = HashMap<Cow<'t, str>, u32, BuildHasherDefault<Xxh3Hasher>>;
-
 /// The distinct keys of one normalization, numbered from 0.
+///
+/// The table holds the ids alone (4 bytes a slot, found by their key's
+/// hash and told apart by comparing `keys`): a table of the keys
+/// themselves, 32 bytes a slot, was the most memory a short run wrote to,
+/// and each page written first is a page fault (one run of the CLI on a
+/// 10k-line file spent ~400 of its ~750 faults there).
 pub struct Dict<'t> {
-    ids: KeyMap<'t>,
+    ids: HashTable<u32>,
     /// Per id: its key.
     keys: Vec<Cow<'t, str>>,
     /// The ids in the order of their keys (prefix look-ups), on first use.
@@ -130,9 +119,10 @@ pub struct Dict<'t> {
 }
 
 impl<'t> Dict<'t> {
+    /// A dict for at most `n` keys without growing.
     fn with_capacity(n: usize) -> Dict<'t> {
         Dict {
-            ids: KeyMap::with_capacity_and_hasher(n, Default::default()),
+            ids: HashTable::with_capacity(n),
             keys: Vec::with_capacity(n),
             sorted: OnceCell::new(),
         }
@@ -140,20 +130,28 @@ impl<'t> Dict<'t> {
 
     /// The id of `key`, numbering it when new.
     fn intern(&mut self, key: Cow<'t, str>) -> u32 {
-        let next = self.keys.len() as u32;
-        match self.ids.entry(key) {
-            Entry::Occupied(e) => *e.get(),
-            Entry::Vacant(e) => {
-                self.keys.push(e.key().clone());
-                e.insert(next);
-                next
+        let keys = &self.keys;
+        let entry = self.ids.entry(
+            hash(&key),
+            |&id| keys[id as usize] == key,
+            |&id| hash(&keys[id as usize]),
+        );
+        match entry {
+            hash_table::Entry::Occupied(e) => *e.get(),
+            hash_table::Entry::Vacant(e) => {
+                let id = self.keys.len() as u32;
+                e.insert(id);
+                self.keys.push(key);
+                id
             }
         }
     }
 
     /// The id of a key, `None` when no line has it.
     pub fn id(&self, key: &str) -> Option<u32> {
-        self.ids.get(key).copied()
+        self.ids
+            .find(hash(key), |&id| self.keys[id as usize] == key)
+            .copied()
     }
 
     /// The key of an id.
@@ -281,7 +279,7 @@ pub struct KeyIndex<'t> {
 impl<'t> KeyIndex<'t> {
     fn exact(&self, text: &'t str, index: &LineIndex) -> &Exact<'t> {
         self.exact.get_or_init(|| {
-            let mut dict = Dict::with_capacity(index.len() / 2 + 1);
+            let mut dict = Dict::with_capacity(index.len());
             let mut keys = Vec::new();
             let ids = (0..index.len())
                 .map(|i| {
