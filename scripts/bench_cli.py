@@ -11,7 +11,8 @@ on before/ itself. Wall time is taken around the process (posix_spawn to
 wait4), peak RSS from wait4's rusage. The floor's own untimed shortcut
 (reading after/, which it prints as `shortcut_ns`) is subtracted from its
 wall time, so both figures count process start, the work and exit.
-Medians are reported. With --baseline-bin, another build of apply (an
+Medians are reported. With --floor-static, the floor linked statically
+(as scripts/shipped links ours) takes its turn too. With --baseline-bin, another build of apply (an
 earlier commit) takes its turn too, on the same copies, for a side-by-side
 comparison under the same load. stdlib only.
 """
@@ -105,11 +106,17 @@ def measure(args, w, work):
     ours_cmd = [args.bin, "apply", "--root", os.path.join(work, "root")] + extra + [payload]
     base_cmd = [args.baseline_bin] + ours_cmd[1:] if args.baseline_bin else None
     floor_cmd = [args.floor, wdir, os.path.join(work, "root")]
-    commands = {"floor": floor_cmd, "floor_parallel": floor_cmd + [str(PARALLEL_SYNCS)], "baseline": base_cmd}
+    static_cmd = [args.floor_static] + floor_cmd[1:] if args.floor_static else None
+    commands = {
+        "floor": floor_cmd,
+        "floor_parallel": floor_cmd + [str(PARALLEL_SYNCS)],
+        "floor_static": static_cmd,
+        "baseline": base_cmd,
+    }
     out = os.path.join(work, "out")
     ours, ours_rss, ok = [], 0, True
-    floors = {"floor": [], "floor_parallel": [], "baseline": []}
-    turn = ["ours", "floor", "floor_parallel"] + (["baseline"] if base_cmd else [])
+    floors = {"floor": [], "floor_parallel": [], "floor_static": [], "baseline": []}
+    turn = ["ours", "floor", "floor_parallel"] + (["floor_static"] if static_cmd else []) + (["baseline"] if base_cmd else [])
     for i in range(args.runs):
         k = i % len(turn)
         for who in turn[k:] + turn[:k]:
@@ -154,6 +161,9 @@ def measure(args, w, work):
         "floor_parallel_syncs_ms": median_ms(parallel),
         "ratio_to_floor_parallel_syncs": median_ms(ours) / median_ms(parallel),
         "floor_parallel_syncs_runs_ms": [n / 1e6 for n in parallel],
+        "floor_static_ms": median_ms(floors["floor_static"]) if static_cmd else None,
+        "ratio_to_floor_static": median_ms(ours) / median_ms(floors["floor_static"]) if static_cmd else None,
+        "floor_static_runs_ms": [n / 1e6 for n in floors["floor_static"]],
         "baseline_ms": median_ms(floors["baseline"]) if base_cmd else None,
         "baseline_ratio": median_ms(floors["baseline"]) / median_ms(floor) if base_cmd else None,
         "baseline_runs_ms": [n / 1e6 for n in floors["baseline"]],
@@ -182,6 +192,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bin", required=True)
     p.add_argument("--floor", required=True)
+    p.add_argument("--floor-static", help="the floor linked statically, timed in turn too")
     p.add_argument("--data", required=True)
     p.add_argument("--criterion", required=True, help="criterion's output folder")
     p.add_argument("--runs", type=int, default=11)
@@ -245,21 +256,26 @@ def main():
             f"| {r['dry_run_peak_rss_mb']:.0f} | {r['dry_run_rss_per_input']:.2f} | {'yes' if r['result_is_after'] else 'NO'} |"
         )
     print()
-    print(f"Whole process, ratio to the floor (median of {args.runs} runs each, taking turns; the floor reads the payload and the changed files, writes temps, fsyncs them, renames, fsyncs each folder once; 'parallel syncs': the same, {PARALLEL_SYNCS} fsyncs at a time):")
+    print(f"Whole process, ratio to the floor (median of {args.runs} runs each, taking turns; the floor reads the payload and the changed files, writes temps, fsyncs them, renames, fsyncs each folder once; 'parallel syncs': the same, {PARALLEL_SYNCS} fsyncs at a time; 'linked statically': the floor built with `crt-static`, as scripts/shipped builds ours; ours is {os.environ.get('BENCH_LINKING') or 'as built'}):")
     print()
     head = "| workload | ours (ms) | floor (ms) | ratio | target ≤ 1.5x | floor, parallel syncs (ms) | ratio to it |"
+    static = args.floor_static is not None
+    if static:
+        head += " floor, linked statically (ms) | ratio to it |"
     base = args.baseline_bin is not None
     if base:
         head += " baseline build (ms) | its ratio |"
     if old:
         head += " ratio before |"
     print(head)
-    print("|---|---|---|---|---|---|---|" + ("---|---|" if base else "") + ("---|" if old else ""))
+    print("|---|---|---|---|---|---|---|" + ("---|---|" if static else "") + ("---|---|" if base else "") + ("---|" if old else ""))
     for r in rows:
         line = (
             f"| {r['workload']} | {r['ours_ms']:.1f} | {r['floor_ms']:.1f} | {r['ratio']:.2f}x | {'yes' if r['ratio'] <= RATIO_TARGET else 'NO'} "
             f"| {r['floor_parallel_syncs_ms']:.1f} | {r['ratio_to_floor_parallel_syncs']:.2f}x |"
         )
+        if static:
+            line += f" {r['floor_static_ms']:.1f} | {r['ratio_to_floor_static']:.2f}x |"
         if base:
             line += f" {r['baseline_ms']:.1f} | {r['baseline_ratio']:.2f}x |"
         if old:
@@ -283,6 +299,8 @@ def main():
             "timed_as": "installed copies (scripts/bench copies each binary before timing)",
             # The Cargo profile ours was built with (scripts/bench: release-lto).
             "profile": os.environ.get("BENCH_PROFILE_USED"),
+            # How ours is linked (scripts/shipped linking): static-pie or dynamic.
+            "linking": os.environ.get("BENCH_LINKING"),
             "targets": targets,
             "in_process": in_process,
             "workloads": rows,
