@@ -427,6 +427,34 @@ mod tests {
     }
 
     #[test]
+    fn a_dict_grown_past_its_capacity_finds_every_key() {
+        // Sized for one key: the table grows and re-places each id by its
+        // key's hash; every key keeps its id and is found again, owned or
+        // borrowed, and a key never interned is not.
+        let mut d = Dict::with_capacity(1);
+        let keys: Vec<String> = (0..1000).map(|i| format!("line {}", i % 700)).collect();
+        let ids: Vec<u32> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| {
+                if i % 2 == 0 {
+                    d.intern(Cow::Borrowed(k.as_str()))
+                } else {
+                    d.intern(Cow::Owned(k.clone()))
+                }
+            })
+            .collect();
+        assert_eq!(d.len(), 700);
+        for (i, k) in keys.iter().enumerate() {
+            assert_eq!(ids[i], ids[i % 700], "{k}");
+            assert_eq!(d.id(k), Some(ids[i]));
+            assert_eq!(d.key(ids[i]), k);
+        }
+        assert_eq!(d.id("line 700"), None);
+        assert_eq!(d.id(""), None);
+    }
+
+    #[test]
     fn positions_list_every_occurrence() {
         let text = "x\ny\nx\n\nx\n";
         let (li, k) = index(text);
