@@ -8,6 +8,7 @@ use std::ops::Range;
 use crate::engine::{FileChange, Options, Outcome};
 use crate::error::EditError;
 use crate::plan::TextEdit;
+use crate::text::lines::newlines;
 
 /// The report bound (`docs/formats.md`, "Bounded reports"): the JSON
 /// report and the text summary of a run are at most
@@ -128,7 +129,7 @@ impl<'a> Report<'a> {
             // indented by four more spaces; a comma and a newline part it
             // from the next.
             let size = serde_json::to_string_pretty(&*e)
-                .map_or(0, |s| s.len() + 4 * (s.matches('\n').count() + 1) + 2);
+                .map_or(0, |s| s.len() + 4 * (newlines(&s) + 1) + 2);
             if size > budget {
                 report.errors_omitted = outcome.errors.len() - i;
                 break;
@@ -215,7 +216,7 @@ fn edit_windows_diff(
         if at < counted_to {
             (counted_to, counted) = (0, 0);
         }
-        counted += memchr::memchr_iter(b'\n', &b[counted_to..at]).count();
+        counted += newlines(&b[counted_to..at]);
         counted_to = at;
         // A last newline ends the last line: it starts none.
         if at == b.len() && before.ends_with('\n') {
@@ -288,7 +289,7 @@ fn edit_windows_diff(
             new.push_str(&before[at..e.range.start]);
             new.push_str(&e.text);
             at = e.range.end;
-            let lines_in = |t: &str| memchr::memchr_iter(b'\n', t.as_bytes()).count() as isize;
+            let lines_in = |t: &str| newlines(t) as isize;
             added += lines_in(&e.text) - lines_in(&before[e.range.clone()]);
             rebuilt_len += e.text.len() as isize - e.range.len() as isize;
         }

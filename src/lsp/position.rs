@@ -281,7 +281,7 @@ impl<'t> ForwardPositions<'t> {
         if memchr::memchr(b'\r', walked).is_none() {
             // Only `\n` breaks (the common case): counted, not visited one
             // by one.
-            let breaks = memchr::memchr_iter(b'\n', walked).count();
+            let breaks = crate::text::lines::newlines(walked);
             if let Some(last) = memchr::memrchr(b'\n', walked) {
                 self.line += breaks;
                 self.line_start = at + last + 1;

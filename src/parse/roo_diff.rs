@@ -122,7 +122,7 @@ impl Element {
     /// The 1-based payload line of byte offset `at` in the element text.
     fn line_no(&self, at: usize) -> usize {
         let before = self.text.get(..at).unwrap_or(&self.text);
-        self.first_line_no + before.matches('\n').count()
+        self.first_line_no + crate::text::lines::newlines(before)
     }
 
     /// The `<file>`s of the multi-file form, or the element itself as one file.

@@ -33,7 +33,7 @@ use crate::model::{AnchoredRegion, Edit, EditOp, MatchUnit, Ordering, Replace};
 use crate::plan::TextEdits;
 use crate::plan::{After, FileChange, FileStatus};
 use crate::text::line_ending::LineEnding;
-use crate::text::lines::LineIndex;
+use crate::text::lines::{newlines, LineIndex};
 use crate::workspace::{FileSource, LoadError, SourceText, WorkspacePath};
 use doc::Doc;
 use elision::ElisionMiss;
@@ -339,7 +339,7 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
         for e in edits {
             if let EditOp::Replace(r) = &e.op {
                 count += 1;
-                lines += memchr::memchr_iter(b'\n', r.replace.as_bytes()).count() + 1;
+                lines += newlines(&r.replace) + 1;
                 bytes += r.replace.len() + 1;
             }
         }
@@ -437,8 +437,8 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
             // (the ones before it would move nothing it reads either).
             for l in located.iter().rev() {
                 let line = self.orig_line_of_offset(l.range.start) - 1;
-                let removed = self.doc.slice(l.range.clone()).matches('\n').count() as isize;
-                let added = l.text.matches('\n').count() as isize;
+                let removed = newlines(self.doc.slice(l.range.clone())) as isize;
+                let added = newlines(&l.text) as isize;
                 self.shifts.push((line, added - removed));
             }
         }
@@ -597,7 +597,7 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
 
     fn crlf_throughout(&self) -> bool {
         let text = self.doc.text().as_bytes();
-        let lf = memchr::memchr_iter(b'\n', text).count();
+        let lf = newlines(text);
         lf > 0 && memchr::memmem::find_iter(text, b"\r\n").count() == lf
     }
 

@@ -112,10 +112,11 @@ fn check(language: Language, before: &str, edits: &[Edit], quick: bool) -> Optio
     let mut edits_counted = 0;
     for (w, line) in loud.iter().zip(found) {
         let Some(line) = line else { continue };
-        lines_before += count_lines(&before[counted_to..w.bytes.start]);
+        lines_before += lines::newlines(&before[counted_to..w.bytes.start]);
         counted_to = w.bytes.start;
         for (range, text) in &edits[edits_counted..w.edits.start] {
-            shift += count_lines(text) as isize - count_lines(&before[range.clone()]) as isize;
+            shift +=
+                lines::newlines(text) as isize - lines::newlines(&before[range.clone()]) as isize;
         }
         edits_counted = w.edits.start;
         let first = (lines_before as isize + shift).max(0) as usize;
@@ -358,10 +359,6 @@ fn next_line(text: &str, start: usize) -> Option<usize> {
     memchr::memchr(b'\n', &text.as_bytes()[start..])
         .map(|i| start + i + 1)
         .filter(|&n| n < text.len())
-}
-
-fn count_lines(text: &str) -> usize {
-    memchr::memchr_iter(b'\n', text.as_bytes()).count()
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@ impl LineEnding {
         if memchr::memchr(b'\r', head).is_none() {
             return LineEnding::Lf;
         }
-        let lf = memchr::memchr_iter(b'\n', head).count();
+        let lf = super::lines::newlines(head);
         let crlf = memchr::memmem::find_iter(head, b"\r\n").count();
         if crlf > 0 && crlf * 2 >= lf {
             LineEnding::CrLf

@@ -7,6 +7,12 @@
 
 use std::ops::Range;
 
+/// How many `\n` a text (or bytes) holds: its line breaks, counted by
+/// `memchr`, the one way the code counts them.
+pub fn newlines(text: impl AsRef<[u8]>) -> usize {
+    memchr::memchr_iter(b'\n', text.as_ref()).count()
+}
+
 /// Line starts of one text. Built once per text, O(n) with `memchr`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LineIndex {
@@ -21,7 +27,7 @@ impl LineIndex {
         // far faster than the loop below): grown by doubling from a guess,
         // a file of short lines had its index copied and written into
         // fresh pages twice.
-        let ends = memchr::memchr_iter(b'\n', text.as_bytes()).count();
+        let ends = newlines(text);
         let mut starts = Vec::with_capacity(ends + 2);
         starts.push(0);
         for_each_newline(text.as_bytes(), |i| starts.push(i + 1));
