@@ -257,18 +257,35 @@ impl<'o> Doc<'o> {
     /// widened to them, see [`Doc::char_floor`]).
     pub fn slice(&self, range: Range<usize>) -> String {
         let mut out = String::with_capacity(range.len());
-        if range.is_empty() {
-            return out;
+        for part in self.parts(range) {
+            out.push_str(part);
         }
-        let mut i = self.piece_at(range.start);
-        while i < self.pieces.len() && self.starts[i] < range.end {
+        out
+    }
+
+    /// The line breaks in the current text of `range`, counted piece by
+    /// piece (no copy of the range).
+    pub fn newlines(&self, range: Range<usize>) -> usize {
+        self.parts(range).map(crate::text::lines::newlines).sum()
+    }
+
+    /// The current text of `range`, in the pieces it spans, in order.
+    fn parts(&self, range: Range<usize>) -> impl Iterator<Item = &str> + '_ {
+        let mut i = if range.is_empty() {
+            self.pieces.len()
+        } else {
+            self.piece_at(range.start)
+        };
+        std::iter::from_fn(move || {
+            if i >= self.pieces.len() || self.starts[i] >= range.end {
+                return None;
+            }
             let piece_start = self.starts[i];
             let lo = range.start.max(piece_start) - piece_start;
             let hi = range.end.min(self.starts[i + 1]) - piece_start;
-            out.push_str(&self.piece_text(&self.pieces[i])[lo..hi]);
             i += 1;
-        }
-        out
+            Some(&self.piece_text(&self.pieces[i - 1])[lo..hi])
+        })
     }
 
     /// The byte just before current offset `at`, if any.
@@ -1200,6 +1217,31 @@ mod tests {
             b.replace_disjoint(&edits);
             assert_eq!(a.text(), b.text());
             assert_eq!(a.edits(), b.edits());
+        }
+    }
+
+    #[test]
+    fn a_range_counts_the_newlines_its_text_holds() {
+        // Over pieces cut and added by edits, against a plain string given
+        // the same edits.
+        let mut rng = crate::test_rng::Rng::new(0x0ACE_11E5);
+        for _ in 0..300 {
+            let original = "one\ntwo\n\nthree\nfour";
+            let (mut doc, mut plain) = (Doc::new(original), original.to_owned());
+            for _ in 0..rng.below(5) {
+                let len = plain.len();
+                let s = rng.below(len + 1);
+                let e = s + rng.below(len - s + 1);
+                let text = ["", "x", "new\n", "\n\ny"][rng.below(4)];
+                doc.replace(s..e, text);
+                plain.replace_range(s..e, text);
+            }
+            let len = plain.len();
+            let s = rng.below(len + 1);
+            let e = s + rng.below(len - s + 1);
+            let want = plain[s..e].matches('\n').count();
+            assert_eq!(doc.newlines(s..e), want, "{plain:?} {s}..{e}");
+            assert_eq!(doc.slice(s..e), plain[s..e]);
         }
     }
 

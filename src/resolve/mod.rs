@@ -437,7 +437,7 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
             // (the ones before it would move nothing it reads either).
             for l in located.iter().rev() {
                 let line = self.orig_line_of_offset(l.range.start) - 1;
-                let removed = newlines(self.doc.slice(l.range.clone())) as isize;
+                let removed = self.doc.newlines(l.range.clone()) as isize;
                 let added = newlines(&l.text) as isize;
                 self.shifts.push((line, added - removed));
             }
