@@ -1006,7 +1006,11 @@ impl Locator<'_> {
                 hint,
                 deadline,
             )
-            .unwrap_or_else(|| fuzzy::find(lines, &search, floor, deadline));
+            .unwrap_or_else(|| match hint {
+                // The window chosen, if any, is then the only candidate.
+                None => fuzzy::find_deciding(lines, &search, (threshold, FUZZY_MARGIN), deadline),
+                Some(_) => fuzzy::find(lines, &search, floor, deadline),
+            });
         // A scan cut short may have missed the best window or its rival.
         if scan.timed_out {
             return Some(Err(Miss::Deadline));
