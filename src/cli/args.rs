@@ -17,8 +17,8 @@ pub struct Cli {
     /// Serve LSP over stdio (the default; accepted for editors that pass it).
     #[arg(long, global = false)]
     pub stdio: bool,
-    /// Log level for the server's stderr log (error, warn, info, debug, trace;
-    /// also `LLM_EDIT_LOG`).
+    /// Log level for the server's stderr log (error, warn, info, debug, trace,
+    /// or `target=level` directives; also `LLM_EDIT_LOG`).
     #[arg(long, value_name = "LEVEL")]
     pub log_level: Option<String>,
 }

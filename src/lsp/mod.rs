@@ -111,18 +111,26 @@ where
 }
 
 /// Logs to stderr only (stdout carries the protocol). `level` comes from
-/// `--log-level`; without it, `LLM_EDIT_LOG` (an env-filter directive),
-/// else `warn`.
+/// `--log-level`; without it, `LLM_EDIT_LOG`, else `warn`. Either is a
+/// level (`debug`) or a list of `target=level` directives
+/// (`llm_edit_lsp=debug,tower_lsp_server=info`): tracing-subscriber's
+/// `Targets`, which parses them without a regular expression engine (its
+/// `EnvFilter` would link one, with Unicode tables that every process,
+/// `apply` too, relocates at start: docs/benchmarks.md).
 pub fn init_tracing(level: Option<&str>) {
+    use tracing_subscriber::filter::{LevelFilter, Targets};
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
     let filter = level
         .map(str::to_owned)
         .or_else(|| std::env::var("LLM_EDIT_LOG").ok())
-        .unwrap_or_else(|| "warn".to_owned());
-    let filter = tracing_subscriber::EnvFilter::try_new(&filter)
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+        .and_then(|f| f.parse::<Targets>().ok())
+        .unwrap_or_else(|| Targets::new().with_default(LevelFilter::WARN));
+    let fmt = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
-        .with_ansi(false)
+        .with_ansi(false);
+    let _ = tracing_subscriber::registry()
+        .with(fmt)
+        .with(filter)
         .try_init();
 }
