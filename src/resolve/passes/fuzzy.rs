@@ -361,9 +361,14 @@ fn find_near_split(
     if span >= 1 << 30 || search.iter().map(|l| l.len()).sum::<usize>() >= 1 << 30 {
         return find_near_plain(file, search, floor, deadline, starts);
     }
-    let (text, index) = (file.text, &*file.index);
-    let scan =
-        |from: usize, to: usize| scan_windows(text, index, search, floor, deadline, from..to);
+    let scan = Scan {
+        text: file.text,
+        index: &file.index,
+        search,
+        floor,
+        deadline,
+    };
+    let scan = |from: usize, to: usize| scan.windows(from..to);
     let (windows, timed_out) = if span >= split_bytes && last - first >= 2 * n {
         let mid = first + (last - first) / 2;
         let ((mut a, a_out), (b, b_out)) =
@@ -396,130 +401,135 @@ const SPLIT_BYTES: usize = 1 << 20;
 #[cfg(test)]
 const TEST_SPLIT_BYTES: usize = 128 << 10;
 
-/// The windows of [`find_near`] starting at `starts` (within the file),
-/// and whether the deadline stopped the scan: counted in `u16` when no
-/// window nor the search holds 32,768 bytes or more (the counts' half
-/// range), else in `u32`.
-fn scan_windows(
-    text: &str,
-    index: &LineIndex,
-    search: &[&str],
+/// One scan's inputs: the file's text and line index, the search, the
+/// floor and the deadline.
+struct Scan<'a> {
+    text: &'a str,
+    index: &'a LineIndex,
+    search: &'a [&'a str],
     floor: f64,
     deadline: Instant,
-    starts: std::ops::Range<usize>,
-) -> (Vec<Window>, bool) {
-    let n = search.len();
-    let small = |bytes: usize| bytes < 1 << 15;
-    if small(search.iter().map(|l| l.len()).sum())
-        && starts
-            .clone()
-            .all(|s| small(index.start(s + n) - index.start(s)))
-    {
-        scan_counted::<u16>(text, index, search, floor, deadline, starts)
-    } else {
-        scan_counted::<u32>(text, index, search, floor, deadline, starts)
-    }
 }
 
-/// [`scan_windows`] with counts of type `T`. Each line is counted once,
-/// as it enters the window, into a running tally; the tally after each
-/// of the last `n + 1` lines is kept in a ring, and a window's bag is the
-/// tally at its end less the tally at its start.
-fn scan_counted<T: Count>(
-    text: &str,
-    index: &LineIndex,
-    search: &[&str],
-    floor: f64,
-    deadline: Instant,
-    starts: std::ops::Range<usize>,
-) -> (Vec<Window>, bool) {
-    let n = search.len();
-    let first = starts.start;
-    let line = |i: usize| index.content(text, i);
-    let mut wanted = Tally::<T>::new();
-    let needle_len = n - 1
-        + search
-            .iter()
-            .map(|l| wanted.line(l) as usize)
-            .sum::<usize>();
-    let needle = normalized_text(search);
-    debug_assert_eq!(needle_len, needle.chars().count());
-    let mut scorer = Scorer::new(needle);
-    // The tally before line `first + j` is `ring[j % (n + 1)]`.
-    let slots = n + 1;
-    let mut ring: Vec<Counts<T>> = vec![[T::default(); bag::BUCKETS]; slots];
-    let mut tally = Tally::<T>::new();
-    // Each window line's normalized length, at `(line - first) % n`.
-    let mut lens: Vec<u32> = vec![0; n];
-    // The window's normalized length, without its final newline's place.
-    let mut window_len = n as i64 - 1;
-    for j in 0..n - 1 {
-        let l = tally.line(line(first + j));
-        window_len += i64::from(l);
-        lens[j] = l;
-        ring[j + 1] = *tally.counts();
-    }
-    // A lower bound of the current window's bag bound (none yet).
-    let mut bound: u64 = 0;
-    let mut normalized = String::new();
-    let mut windows: Vec<Window> = Vec::new();
-    // `start - first` modulo `n` and `n + 1`.
-    let (mut at_n, mut at_slots) = (0, 0);
-    for start in starts {
-        if start % 256 == 255 && Instant::now() > deadline {
-            return (windows, true);
-        }
-        let end_slot = if at_slots == 0 { n } else { at_slots - 1 };
-        let entering = tally.line(line(start + n - 1));
-        ring[end_slot] = *tally.counts();
-        window_len += i64::from(entering);
-        let mut moved = u64::from(entering);
-        // The line leaving is `start - 1`, whose length sits where the
-        // line entering keeps its own.
-        let len_slot = if at_n == 0 { n - 1 } else { at_n - 1 };
-        if start > first {
-            let leaving = lens[len_slot];
-            window_len -= i64::from(leaving);
-            moved += u64::from(leaving);
-        }
-        lens[len_slot] = entering;
-        let lo_slot = at_slots;
-        at_n = if at_n + 1 == n { 0 } else { at_n + 1 };
-        at_slots = if at_slots + 1 == slots {
-            0
+impl Scan<'_> {
+    /// The windows of [`find_near`] starting at `starts` (within the
+    /// file), and whether the deadline stopped the scan: counted in `u16`
+    /// when no window nor the search holds 32,768 bytes or more (the
+    /// counts' half range), else in `u32`.
+    fn windows(&self, starts: std::ops::Range<usize>) -> (Vec<Window>, bool) {
+        let n = self.search.len();
+        let small = |bytes: usize| bytes < 1 << 15;
+        if small(self.search.iter().map(|l| l.len()).sum())
+            && starts
+                .clone()
+                .all(|s| small(self.index.start(s + n) - self.index.start(s)))
+        {
+            self.counted::<u16>(starts)
         } else {
-            at_slots + 1
-        };
-        bound = bound.saturating_sub(moved);
-        let wl = window_len as usize;
-        let longer = wl.max(needle_len);
-        if longer == 0 {
-            continue;
-        }
-        let max_dist = max_distance(floor, longer);
-        if wl.abs_diff(needle_len) > max_dist || bound > max_dist as u64 {
-            continue;
-        }
-        let (hi, lo) = (&ring[end_slot], &ring[lo_slot]);
-        bound = bag::bound(hi, lo, wanted.counts(), wl as i64 - needle_len as i64);
-        debug_assert_eq!(
-            bound,
-            bag::bound_plain(hi, lo, wanted.counts(), wl as i64 - needle_len as i64)
-        );
-        if bound > max_dist as u64 {
-            continue;
-        }
-        normalized_window(&mut normalized, |i| line(i), start, n);
-        debug_assert_eq!(normalized.chars().count(), wl);
-        if let Some(distance) = scorer.distance(&normalized, max_dist) {
-            windows.push(Window {
-                start,
-                distance,
-                longer,
-            });
+            self.counted::<u32>(starts)
         }
     }
-    (windows, false)
+
+    /// [`Scan::windows`] with counts of type `T`. Each line is counted
+    /// once, as it enters the window, into a running tally; the tally
+    /// after each of the last `n + 1` lines is kept in a ring, and a
+    /// window's bag is the tally at its end less the tally at its start.
+    fn counted<T: Count>(&self, starts: std::ops::Range<usize>) -> (Vec<Window>, bool) {
+        let Scan {
+            text,
+            index,
+            search,
+            floor,
+            deadline,
+        } = *self;
+        let n = search.len();
+        let first = starts.start;
+        let line = |i: usize| index.content(text, i);
+        let mut wanted = Tally::<T>::new();
+        let needle_len = n - 1
+            + search
+                .iter()
+                .map(|l| wanted.line(l) as usize)
+                .sum::<usize>();
+        let needle = normalized_text(search);
+        debug_assert_eq!(needle_len, needle.chars().count());
+        let mut scorer = Scorer::new(needle);
+        // The tally before line `first + j` is `ring[j % (n + 1)]`.
+        let slots = n + 1;
+        let mut ring: Vec<Counts<T>> = vec![[T::default(); bag::BUCKETS]; slots];
+        let mut tally = Tally::<T>::new();
+        // Each window line's normalized length, at `(line - first) % n`.
+        let mut lens: Vec<u32> = vec![0; n];
+        // The window's normalized length, without its final newline's place.
+        let mut window_len = n as i64 - 1;
+        for j in 0..n - 1 {
+            let l = tally.line(line(first + j));
+            window_len += i64::from(l);
+            lens[j] = l;
+            ring[j + 1] = *tally.counts();
+        }
+        // A lower bound of the current window's bag bound (none yet).
+        let mut bound: u64 = 0;
+        let mut normalized = String::new();
+        let mut windows: Vec<Window> = Vec::new();
+        // `start - first` modulo `n` and `n + 1`.
+        let (mut at_n, mut at_slots) = (0, 0);
+        for start in starts {
+            if start % 256 == 255 && Instant::now() > deadline {
+                return (windows, true);
+            }
+            let end_slot = if at_slots == 0 { n } else { at_slots - 1 };
+            let entering = tally.line(line(start + n - 1));
+            ring[end_slot] = *tally.counts();
+            window_len += i64::from(entering);
+            let mut moved = u64::from(entering);
+            // The line leaving is `start - 1`, whose length sits where the
+            // line entering keeps its own.
+            let len_slot = if at_n == 0 { n - 1 } else { at_n - 1 };
+            if start > first {
+                let leaving = lens[len_slot];
+                window_len -= i64::from(leaving);
+                moved += u64::from(leaving);
+            }
+            lens[len_slot] = entering;
+            let lo_slot = at_slots;
+            at_n = if at_n + 1 == n { 0 } else { at_n + 1 };
+            at_slots = if at_slots + 1 == slots {
+                0
+            } else {
+                at_slots + 1
+            };
+            bound = bound.saturating_sub(moved);
+            let wl = window_len as usize;
+            let longer = wl.max(needle_len);
+            if longer == 0 {
+                continue;
+            }
+            let max_dist = max_distance(floor, longer);
+            if wl.abs_diff(needle_len) > max_dist || bound > max_dist as u64 {
+                continue;
+            }
+            let (hi, lo) = (&ring[end_slot], &ring[lo_slot]);
+            bound = bag::bound(hi, lo, wanted.counts(), wl as i64 - needle_len as i64);
+            debug_assert_eq!(
+                bound,
+                bag::bound_plain(hi, lo, wanted.counts(), wl as i64 - needle_len as i64)
+            );
+            if bound > max_dist as u64 {
+                continue;
+            }
+            normalized_window(&mut normalized, |i| line(i), start, n);
+            debug_assert_eq!(normalized.chars().count(), wl);
+            if let Some(distance) = scorer.distance(&normalized, max_dist) {
+                windows.push(Window {
+                    start,
+                    distance,
+                    longer,
+                });
+            }
+        }
+        (windows, false)
+    }
 }
 
 /// [`find_near`] by its definition: every window normalized, its
