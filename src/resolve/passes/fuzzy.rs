@@ -165,10 +165,10 @@ pub fn find(file: &Lines, search: &[&str], floor: f64, deadline: Instant) -> Fuz
 /// that, unless a window found beforehand raises it (a seed, [`seed`]):
 /// the candidate is at least as similar as the seed, so no window below
 /// `min(threshold, seed - margin)` is read. (A hint may pick a candidate
-/// less similar than the seed, whose rivals lie lower.) Windows between the two
-/// floors are then left out before they cost a distance, and the bag
-/// rules out more of the others (W3: 57 distances computed at 0.85, 13 at
-/// 0.9).
+/// less similar than the seed, whose rivals lie lower.) Windows between
+/// the two floors are then left out before they cost a distance, and the
+/// bag rules out more of the others (W3: 57 distances computed at 0.85,
+/// 13 at 0.9).
 pub fn find_deciding(
     file: &Lines,
     search: &[&str],
