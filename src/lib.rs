@@ -18,6 +18,7 @@ pub mod engine;
 pub mod error;
 pub mod lsp;
 pub mod mcp;
+pub mod memory;
 pub mod merge;
 pub mod model;
 pub mod parse;

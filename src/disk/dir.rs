@@ -315,47 +315,12 @@ pub(super) fn read_bounded(file: File, st: &Stat, limit: u64) -> Result<Vec<u8>,
         return Err(FsError::TooLarge(size));
     }
     let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
-    prefault(&mut bytes);
+    crate::memory::prefault(&mut bytes);
     file.take(limit + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit {
         return Err(FsError::TooLarge(bytes.len() as u64));
     }
     Ok(bytes)
-}
-
-/// Maps the pages of an empty buffer's capacity in one call, ahead of a
-/// read that fills it: the read would otherwise fault them in one at a
-/// time (a page fault costs 1.3-3.5 µs on this project's virtual machines,
-/// a page mapped in bulk 0.7 µs; ~95 faults for W3's 390 KB file). Below
-/// 64 KiB the call costs more than it saves. The advice
-/// (`MADV_POPULATE_WRITE`, Linux 5.14) changes when the pages are mapped,
-/// never what they hold; an older kernel refuses it and the read faults
-/// them in as before.
-fn prefault(buf: &mut Vec<u8>) {
-    #[cfg(target_os = "linux")]
-    if buf.capacity() >= 64 << 10 {
-        const PAGE: usize = 4 << 10;
-        let at = buf.as_mut_ptr() as usize;
-        let (start, end) = (
-            at.next_multiple_of(PAGE),
-            (at + buf.capacity()) & !(PAGE - 1),
-        );
-        if end > start {
-            // SAFETY: the range lies inside the buffer's allocation (its
-            // ends rounded inwards to pages), which holds no value yet;
-            // the advice maps the pages not mapped, and leaves the bytes
-            // of any page as they are.
-            unsafe {
-                libc::madvise(
-                    start as *mut libc::c_void,
-                    end - start,
-                    libc::MADV_POPULATE_WRITE,
-                );
-            }
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = buf;
 }
 
 /// `.<name>.<16 random hex digits>.llm-edit-<what>`: hidden, beside the

@@ -29,6 +29,7 @@ impl LineIndex {
         // fresh pages twice.
         let ends = newlines(text);
         let mut starts = Vec::with_capacity(ends + 2);
+        crate::memory::prefault(&mut starts);
         starts.push(0);
         for_each_newline(text.as_bytes(), |i| starts.push(i + 1));
         if *starts.last().unwrap_or(&0) != text.len() {
