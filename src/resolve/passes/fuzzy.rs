@@ -50,6 +50,14 @@ struct Window {
     longer: usize,
 }
 
+impl Window {
+    /// `1 - distance / longer`: what [`Scored::similarity`] holds, and what
+    /// a floor or threshold is compared with.
+    fn similarity(&self) -> f64 {
+        1.0 - self.distance as f64 / self.longer as f64
+    }
+}
+
 /// The largest distance at which a window of `longer` chars is at least
 /// `threshold` similar: the product rounded down, which for a product not
 /// below zero is the cast's truncation (x86-64's baseline has no rounding
@@ -75,7 +83,7 @@ impl FuzzyScan {
             .filter(|w| w.distance <= max_distance(threshold, w.longer))
             .map(|w| Scored {
                 start: w.start,
-                similarity: 1.0 - w.distance as f64 / w.longer as f64,
+                similarity: w.similarity(),
             });
         cluster(scored, self.n)
     }
@@ -198,24 +206,7 @@ fn seed(file: &Lines, search: &[&str], floor: f64, enough: f64) -> Option<f64> {
     if n == 0 || n > file.len() {
         return None;
     }
-    let needle = normalized_text(search);
-    let needle_len = needle.chars().count();
-    let mut scorer = Scorer::new(needle);
-    let mut window = String::new();
-    let mut score = |start: usize| -> Option<f64> {
-        normalized_window(&mut window, |i| file.line(i), start, n);
-        let wl = window.chars().count();
-        let longer = wl.max(needle_len);
-        if longer == 0 {
-            return None;
-        }
-        let max_dist = max_distance(floor, longer);
-        if wl.abs_diff(needle_len) > max_dist {
-            return None;
-        }
-        let distance = scorer.distance(&window, max_dist)?;
-        Some(1.0 - distance as f64 / longer as f64)
-    };
+    let mut plain = Plain::new(search);
     let mut best: Option<f64> = None;
     for (j, line) in [(0, search[0]), (n - 1, search[n - 1])] {
         let core = line.trim();
@@ -226,7 +217,7 @@ fn seed(file: &Lines, search: &[&str], floor: f64, enough: f64) -> Option<f64> {
             let Some(start) = (at as usize).checked_sub(j).filter(|s| s + n <= file.len()) else {
                 continue;
             };
-            if let Some(s) = score(start) {
+            if let Some(s) = plain.window(file, start, floor).map(|w| w.similarity()) {
                 best = Some(best.map_or(s, |b: f64| b.max(s)));
             }
         }
@@ -547,10 +538,7 @@ pub fn find_near_plain(
         return FuzzyScan::default();
     }
     let (first, last) = start_range(file, n, &starts);
-    let needle = normalized_text(search);
-    let needle_len = needle.chars().count();
-    let mut scorer = Scorer::new(needle);
-    let mut text = String::new();
+    let mut plain = Plain::new(search);
     let mut windows: Vec<Window> = Vec::new();
     let mut timed_out = false;
     for start in first..last {
@@ -558,28 +546,57 @@ pub fn find_near_plain(
             timed_out = true;
             break;
         }
-        normalized_window(&mut text, |i| file.line(i), start, n);
-        let wl = text.chars().count();
-        let longer = wl.max(needle_len);
-        if longer == 0 {
-            continue;
-        }
-        let max_dist = max_distance(floor, longer);
-        if wl.abs_diff(needle_len) > max_dist {
-            continue;
-        }
-        if let Some(distance) = scorer.distance_plain(&text, max_dist) {
-            windows.push(Window {
-                start,
-                distance,
-                longer,
-            });
-        }
+        windows.extend(plain.window(file, start, floor));
     }
     FuzzyScan {
         windows,
         n,
         timed_out,
+    }
+}
+
+/// Windows scored by the definition: normalized whole, their distance
+/// computed when their length leaves them in reach (a difference of
+/// lengths is a distance at least that large). [`find_near_plain`]
+/// scores every window so, [`seed`] a few.
+struct Plain {
+    scorer: Scorer,
+    needle_len: usize,
+    /// Lines in a window.
+    n: usize,
+    /// The window normalized (reused from window to window).
+    text: String,
+}
+
+impl Plain {
+    fn new(search: &[&str]) -> Plain {
+        let needle = normalized_text(search);
+        Plain {
+            needle_len: needle.chars().count(),
+            scorer: Scorer::new(needle),
+            n: search.len(),
+            text: String::new(),
+        }
+    }
+
+    /// The window of `n` lines at `start`, when at or above `floor`.
+    fn window(&mut self, file: &Lines, start: usize, floor: f64) -> Option<Window> {
+        normalized_window(&mut self.text, |i| file.line(i), start, self.n);
+        let wl = self.text.chars().count();
+        let longer = wl.max(self.needle_len);
+        if longer == 0 {
+            return None;
+        }
+        let max_dist = max_distance(floor, longer);
+        if wl.abs_diff(self.needle_len) > max_dist {
+            return None;
+        }
+        let distance = self.scorer.distance_plain(&self.text, max_dist)?;
+        Some(Window {
+            start,
+            distance,
+            longer,
+        })
     }
 }
 
