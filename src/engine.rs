@@ -110,13 +110,56 @@ pub struct SyntaxWarning {
 /// regions the edits touch. Files are checked on all cores: parsing is most
 /// of the cost of a payload that edits many files.
 pub fn syntax_warnings(files: &[FileChange]) -> Vec<SyntaxWarning> {
+    syntax_warnings_of(&syntax_to_parse(files))
+}
+
+/// The changed files the syntax check has to read: of a language with a
+/// grammar, not removed. When they hold few edits in all (at most
+/// [`SPARED_EDITS`]), those the quick check takes without a parse
+/// ([`crate::syntax::quick_needs_parse`]: they can bring no warning) are
+/// left out, which takes microseconds; a caller that checks beside its
+/// writes asks this first and starts no thread when nothing is left
+/// (starting one costs more than such a check). Beyond that, every file
+/// is kept: the quick check of thousands of edits is milliseconds, better
+/// spent beside the writes.
+pub fn syntax_to_parse(files: &[FileChange]) -> Vec<&FileChange> {
     let checked: Vec<&FileChange> = files
         .iter()
         .filter(|f| f.exists_after() && crate::syntax::Language::of_path(f.path.as_str()).is_some())
         .collect();
-    crate::cores::map(&checked, |f| syntax_warning(f))
+    let edits: usize = checked.iter().map(|f| f.edits.as_slice().len()).sum();
+    if edits > SPARED_EDITS {
+        return checked;
+    }
+    checked
+        .into_iter()
+        .filter(|f| match (&f.before, crate::syntax::Language::of_path(f.path.as_str())) {
+            (Some(before), Some(language)) => {
+                crate::syntax::quick_needs_parse(language, &before.text, &syntax_edits(f))
+            }
+            _ => true,
+        })
+        .collect()
+}
+
+/// The most edits [`syntax_to_parse`] sorts by the quick check itself
+/// (a few microseconds each).
+pub const SPARED_EDITS: usize = 8;
+
+/// The warnings of `files` ([`syntax_to_parse`]'s), parsed on all cores.
+pub fn syntax_warnings_of(files: &[&FileChange]) -> Vec<SyntaxWarning> {
+    crate::cores::map(files, |f| syntax_warning(f))
         .into_iter()
         .flatten()
+        .collect()
+}
+
+/// A file change's edits as the syntax check takes them.
+fn syntax_edits(f: &FileChange) -> Vec<crate::syntax::Edit<'_>> {
+    f.edits
+        .as_slice()
+        .iter()
+        .map(|e| (e.range.clone(), e.text.as_str()))
         .collect()
 }
 
@@ -125,15 +168,7 @@ fn syntax_warning(f: &FileChange) -> Option<SyntaxWarning> {
     let language = crate::syntax::Language::of_path(f.path.as_str())?;
     let line = match &f.before {
         // Only the regions the edits touch are parsed.
-        Some(before) => {
-            let edits: Vec<crate::syntax::Edit> = f
-                .edits
-                .as_slice()
-                .iter()
-                .map(|e| (e.range.clone(), e.text.as_str()))
-                .collect();
-            crate::syntax::new_error_line_quick(language, &before.text, &edits)?
-        }
+        Some(before) => crate::syntax::new_error_line_quick(language, &before.text, &syntax_edits(f))?,
         None => *crate::syntax::errors(language, f.after()?)?.lines.first()?,
     };
     Some(SyntaxWarning {
@@ -412,6 +447,71 @@ mod tests {
             let expected = grouped_plainly(&edits, root, &mut plain);
             assert_eq!(groups, expected);
             assert_eq!(fast, plain);
+        }
+    }
+
+    /// A plan of SEARCH/REPLACE edits (`(path, search, replace)`) over
+    /// files written to a fresh folder.
+    fn planned(files: &[(&str, &str)], edits: &[(&str, &str, &str)]) -> Outcome {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            std::fs::write(dir.path().join(path), text).unwrap();
+        }
+        let payload: String = edits
+            .iter()
+            .map(|(path, search, replace)| {
+                format!("{path}\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n\n")
+            })
+            .collect();
+        let source = crate::workspace::DiskFiles::new(dir.path()).unwrap();
+        let options = Options {
+            syntax_check: SyntaxCheck::Later,
+            ..Options::default()
+        };
+        let outcome = run(&payload, &options, &source);
+        assert!(outcome.errors.is_empty(), "{:?}", outcome.errors);
+        outcome
+    }
+
+    #[test]
+    fn the_files_left_to_parse_give_every_warning() {
+        // Ten files, each a clean function; an edit of file `i` either
+        // swaps its number (taken without a parse) or opens a bracket it
+        // never closes (a parse error).
+        let files: Vec<(String, String)> = (0..10)
+            .map(|i| (format!("f{i}.py"), format!("def f{i}():\n    return {i}\n")))
+            .collect();
+        let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+        let edit = |i: usize, breaking: bool| {
+            let new = if breaking { format!("({i}") } else { format!("{}", i + 100) };
+            (files[i].0, format!("    return {i}\n"), format!("    return {new}\n"))
+        };
+        let all: Vec<&str> = files.iter().map(|f| f.0).collect();
+        for (edits, to_parse) in [
+            // Few edits: the files that need no parse are left out.
+            (vec![(0, false)], vec![]),
+            (vec![(0, true)], vec!["f0.py"]),
+            (vec![(0, false), (1, true), (2, false)], vec!["f1.py"]),
+            // More than `SPARED_EDITS`: every file is kept, for the thread.
+            ((0..10).map(|i| (i, i == 7)).collect(), all.clone()),
+            ((0..10).map(|i| (i, false)).collect(), all.clone()),
+        ] {
+            let edits: Vec<(&str, String, String)> =
+                edits.iter().map(|&(i, breaking)| edit(i, breaking)).collect();
+            let breaking = edits.iter().filter(|e| e.2.contains('(')).count();
+            let edits: Vec<(&str, &str, &str)> =
+                edits.iter().map(|(p, s, r)| (*p, s.as_str(), r.as_str())).collect();
+            let outcome = planned(&files, &edits);
+            let left = syntax_to_parse(&outcome.files);
+            let paths: Vec<&str> = left.iter().map(|f| f.path.as_str()).collect();
+            assert_eq!(paths, to_parse, "{edits:?}");
+            // The warnings of the files left are those of every file.
+            let plain: Vec<SyntaxWarning> = outcome.files.iter().filter_map(syntax_warning).collect();
+            let lines = |w: &[SyntaxWarning]| -> Vec<(String, usize)> {
+                w.iter().map(|w| (w.path.clone(), w.line)).collect()
+            };
+            assert_eq!(lines(&syntax_warnings_of(&left)), lines(&plain), "{edits:?}");
+            assert_eq!(plain.len(), breaking, "{edits:?}");
         }
     }
 }

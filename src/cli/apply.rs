@@ -41,10 +41,18 @@ pub fn run(args: &ApplyArgs) -> anyhow::Result<ExitCode> {
     let mut written = Vec::new();
     let check = options.syntax_check == SyntaxCheck::Later;
     if outcome.applicable(&options) && !dry_run && !outcome.files.is_empty() {
-        // The syntax check (parsing, on every core) runs while the files
-        // are written and synced: it adds little to the wall time.
+        // The syntax check's parses (on every core) run while the files
+        // are written and synced: they add little to the wall time. When
+        // the check needs none (edits it takes without a parse), no
+        // thread is started for it: that would cost more than the check.
+        let to_parse = if check {
+            engine::syntax_to_parse(&outcome.files)
+        } else {
+            Vec::new()
+        };
         let (result, warnings) = std::thread::scope(|scope| {
-            let warnings = check.then(|| scope.spawn(|| engine::syntax_warnings(&outcome.files)));
+            let warnings = (!to_parse.is_empty())
+                .then(|| scope.spawn(|| engine::syntax_warnings_of(&to_parse)));
             let result = write::write_all(files_root.as_ref(), &outcome.files, args.force);
             (result, warnings.map(|w| w.join().unwrap_or_default()))
         });

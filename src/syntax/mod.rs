@@ -15,7 +15,9 @@ mod regions;
 mod statements;
 pub mod units;
 
-pub use regions::{new_error_line, new_error_line_quick, taken_without_parse, Edit};
+pub use regions::{
+    new_error_line, new_error_line_quick, quick_needs_parse, taken_without_parse, Edit,
+};
 
 /// A language with a grammar here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

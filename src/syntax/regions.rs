@@ -34,6 +34,15 @@ pub fn new_error_line_quick(language: Language, before: &str, edits: &[Edit]) ->
     check(language, before, edits, true)
 }
 
+/// Whether [`new_error_line_quick`] must parse to answer: some edit,
+/// narrowed to the lines it changes, could change whether its chunk
+/// parses. When not, its answer is `None`, found without a parse (a
+/// caller can then spare itself the thread it would parse on).
+pub fn quick_needs_parse(language: Language, before: &str, edits: &[Edit]) -> bool {
+    let (quiet, all) = taken_without_parse(language, before, edits);
+    quiet < all
+}
+
 /// For the record of the quick check (`examples/syntax_oracle.rs`): how
 /// many edits, once narrowed to the lines they change, it takes without a
 /// parse, and how many there are.
