@@ -133,12 +133,14 @@ pub fn syntax_to_parse(files: &[FileChange]) -> Vec<&FileChange> {
     }
     checked
         .into_iter()
-        .filter(|f| match (&f.before, crate::syntax::Language::of_path(f.path.as_str())) {
-            (Some(before), Some(language)) => {
-                crate::syntax::quick_needs_parse(language, &before.text, &syntax_edits(f))
-            }
-            _ => true,
-        })
+        .filter(
+            |f| match (&f.before, crate::syntax::Language::of_path(f.path.as_str())) {
+                (Some(before), Some(language)) => {
+                    crate::syntax::quick_needs_parse(language, &before.text, &syntax_edits(f))
+                }
+                _ => true,
+            },
+        )
         .collect()
 }
 
@@ -168,7 +170,9 @@ fn syntax_warning(f: &FileChange) -> Option<SyntaxWarning> {
     let language = crate::syntax::Language::of_path(f.path.as_str())?;
     let line = match &f.before {
         // Only the regions the edits touch are parsed.
-        Some(before) => crate::syntax::new_error_line_quick(language, &before.text, &syntax_edits(f))?,
+        Some(before) => {
+            crate::syntax::new_error_line_quick(language, &before.text, &syntax_edits(f))?
+        }
         None => *crate::syntax::errors(language, f.after()?)?.lines.first()?,
     };
     Some(SyntaxWarning {
@@ -481,10 +485,21 @@ mod tests {
         let files: Vec<(String, String)> = (0..10)
             .map(|i| (format!("f{i}.py"), format!("def f{i}():\n    return {i}\n")))
             .collect();
-        let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+        let files: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
         let edit = |i: usize, breaking: bool| {
-            let new = if breaking { format!("({i}") } else { format!("{}", i + 100) };
-            (files[i].0, format!("    return {i}\n"), format!("    return {new}\n"))
+            let new = if breaking {
+                format!("({i}")
+            } else {
+                format!("{}", i + 100)
+            };
+            (
+                files[i].0,
+                format!("    return {i}\n"),
+                format!("    return {new}\n"),
+            )
         };
         let all: Vec<&str> = files.iter().map(|f| f.0).collect();
         for (edits, to_parse) in [
@@ -496,21 +511,30 @@ mod tests {
             ((0..10).map(|i| (i, i == 7)).collect(), all.clone()),
             ((0..10).map(|i| (i, false)).collect(), all.clone()),
         ] {
-            let edits: Vec<(&str, String, String)> =
-                edits.iter().map(|&(i, breaking)| edit(i, breaking)).collect();
+            let edits: Vec<(&str, String, String)> = edits
+                .iter()
+                .map(|&(i, breaking)| edit(i, breaking))
+                .collect();
             let breaking = edits.iter().filter(|e| e.2.contains('(')).count();
-            let edits: Vec<(&str, &str, &str)> =
-                edits.iter().map(|(p, s, r)| (*p, s.as_str(), r.as_str())).collect();
+            let edits: Vec<(&str, &str, &str)> = edits
+                .iter()
+                .map(|(p, s, r)| (*p, s.as_str(), r.as_str()))
+                .collect();
             let outcome = planned(&files, &edits);
             let left = syntax_to_parse(&outcome.files);
             let paths: Vec<&str> = left.iter().map(|f| f.path.as_str()).collect();
             assert_eq!(paths, to_parse, "{edits:?}");
             // The warnings of the files left are those of every file.
-            let plain: Vec<SyntaxWarning> = outcome.files.iter().filter_map(syntax_warning).collect();
+            let plain: Vec<SyntaxWarning> =
+                outcome.files.iter().filter_map(syntax_warning).collect();
             let lines = |w: &[SyntaxWarning]| -> Vec<(String, usize)> {
                 w.iter().map(|w| (w.path.clone(), w.line)).collect()
             };
-            assert_eq!(lines(&syntax_warnings_of(&left)), lines(&plain), "{edits:?}");
+            assert_eq!(
+                lines(&syntax_warnings_of(&left)),
+                lines(&plain),
+                "{edits:?}"
+            );
             assert_eq!(plain.len(), breaking, "{edits:?}");
         }
     }

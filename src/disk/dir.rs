@@ -7,7 +7,7 @@
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -316,9 +316,29 @@ pub(super) fn read_bounded(file: File, st: &Stat, limit: u64) -> Result<Vec<u8>,
     }
     let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
     crate::memory::prefault(&mut bytes);
-    file.take(limit + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > limit {
-        return Err(FsError::TooLarge(bytes.len() as u64));
+    // The size the file had is read into the buffer's room (one call for
+    // a file at rest: `read_to_end` through a `Take` starts at 8 KiB and
+    // doubles, six calls for 390 KB), then a small read finds its end
+    // without growing the buffer. A file that grows meanwhile is read on,
+    // up to `limit`.
+    loop {
+        let read = if bytes.len() < bytes.capacity() {
+            rustix::io::read(&file, rustix::buffer::spare_capacity(&mut bytes))
+        } else {
+            let mut probe = [0u8; 32];
+            rustix::io::read(&file, &mut probe).map(|n| {
+                bytes.extend_from_slice(&probe[..n]);
+                n
+            })
+        };
+        match read {
+            Ok(0) => break,
+            Ok(_) if bytes.len() as u64 > limit => {
+                return Err(FsError::TooLarge(bytes.len() as u64));
+            }
+            Ok(_) | Err(Errno::INTR) => {}
+            Err(e) => return Err(io::Error::from(e).into()),
+        }
     }
     Ok(bytes)
 }
@@ -333,4 +353,66 @@ fn unpredictable_name(name: &OsStr, what: &str) -> io::Result<OsString> {
     out.extend_from_slice(stem);
     out.extend_from_slice(format!(".{random:016x}.llm-edit-{what}").as_bytes());
     Ok(OsString::from(OsStr::from_bytes(&out)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `len` bytes that differ from one place to the next.
+    fn bytes(len: usize) -> Vec<u8> {
+        (0..len).map(|i| (i * 7 % 251) as u8).collect()
+    }
+
+    #[test]
+    fn a_file_is_read_whole_even_when_it_grows_and_never_past_the_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        for (size, grown, limit) in [
+            (0, 0, 100),
+            (1, 0, 100),
+            (31, 0, 100),
+            (32, 0, 100),
+            (33, 0, 100),
+            (100, 0, 100),
+            (4096, 0, 1 << 20),
+            (389_627, 0, 1 << 20),
+            // Grown after its size was taken: read on to its end...
+            (10, 1, 100),
+            (10, 32, 100),
+            (10, 90, 100),
+            (4096, 100_000, 1 << 20),
+            // ...unless that passes the limit.
+            (10, 91, 100),
+            (100, 1, 100),
+            (4096, 1 << 20, 1 << 20),
+        ] {
+            let all = bytes(size + grown);
+            std::fs::write(&path, &all[..size]).unwrap();
+            let file = File::open(&path).unwrap();
+            let st = rfs::fstat(&file).unwrap();
+            let mut append = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&path)
+                .unwrap();
+            append.write_all(&all[size..]).unwrap();
+            let read = read_bounded(file, &st, limit as u64);
+            if size + grown <= limit {
+                assert_eq!(read.ok(), Some(all), "{size} + {grown}, limit {limit}");
+            } else {
+                assert!(
+                    matches!(read, Err(FsError::TooLarge(n)) if n > limit as u64),
+                    "{size} + {grown}, limit {limit}"
+                );
+            }
+        }
+        // Over the limit before reading: refused without a read.
+        std::fs::write(&path, bytes(101)).unwrap();
+        let file = File::open(&path).unwrap();
+        let st = rfs::fstat(&file).unwrap();
+        assert!(matches!(
+            read_bounded(file, &st, 100),
+            Err(FsError::TooLarge(101))
+        ));
+    }
 }
