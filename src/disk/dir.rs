@@ -326,10 +326,7 @@ pub(super) fn read_bounded(file: File, st: &Stat, limit: u64) -> Result<Vec<u8>,
             rustix::io::read(&file, rustix::buffer::spare_capacity(&mut bytes))
         } else {
             let mut probe = [0u8; 32];
-            rustix::io::read(&file, &mut probe).map(|n| {
-                bytes.extend_from_slice(&probe[..n]);
-                n
-            })
+            rustix::io::read(&file, &mut probe).inspect(|&n| bytes.extend_from_slice(&probe[..n]))
         };
         match read {
             Ok(0) => break,
