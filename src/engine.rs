@@ -123,24 +123,21 @@ pub fn syntax_warnings(files: &[FileChange]) -> Vec<SyntaxWarning> {
 /// is kept: the quick check of thousands of edits is milliseconds, better
 /// spent beside the writes.
 pub fn syntax_to_parse(files: &[FileChange]) -> Vec<&FileChange> {
-    let checked: Vec<&FileChange> = files
+    let checked: Vec<(&FileChange, crate::syntax::Language)> = files
         .iter()
-        .filter(|f| f.exists_after() && crate::syntax::Language::of_path(f.path.as_str()).is_some())
+        .filter(|f| f.exists_after())
+        .filter_map(|f| Some((f, crate::syntax::Language::of_path(f.path.as_str())?)))
         .collect();
-    let edits: usize = checked.iter().map(|f| f.edits.as_slice().len()).sum();
-    if edits > SPARED_EDITS {
-        return checked;
-    }
+    let edits: usize = checked.iter().map(|(f, _)| f.edits.as_slice().len()).sum();
     checked
         .into_iter()
-        .filter(
-            |f| match (&f.before, crate::syntax::Language::of_path(f.path.as_str())) {
-                (Some(before), Some(language)) => {
+        .filter(|&(f, language)| {
+            edits > SPARED_EDITS
+                || f.before.as_ref().is_none_or(|before| {
                     crate::syntax::quick_needs_parse(language, &before.text, &syntax_edits(f))
-                }
-                _ => true,
-            },
-        )
+                })
+        })
+        .map(|(f, _)| f)
         .collect()
 }
 
