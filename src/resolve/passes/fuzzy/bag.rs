@@ -2,29 +2,39 @@
 //! prefix counts: a window's bag is the counts at its end less the counts
 //! at its start.
 //!
-//! Buckets: each ASCII char not whitespace its own (its byte), every other
-//! char not whitespace in [`OTHER`], and the spaces of the normalized text
-//! in [`SPACES`] (one between two words of a line: a space itself is
-//! whitespace, its own byte counts none). The buckets of the other ASCII
-//! whitespace bytes ([`WHITESPACE`]) are kept at zero. Merging chars into
-//! one bucket and leaving out the newlines (both texts hold as many) only
-//! lowers the bound, so it stays a lower bound of the Levenshtein distance
-//! of the normalized texts.
+//! Buckets: each printable ASCII char its own (its byte from [`FIRST`]
+//! on), every char not whitespace beyond ASCII in the bucket of DEL
+//! ([`OTHER`]), and the spaces of the normalized text in the space's
+//! ([`SPACES`]: one between two words of a line; a space itself is
+//! whitespace, its own byte counts none). The control characters below
+//! the space have no bucket: the ASCII whitespace among them
+//! ([`WHITESPACE`]) is no char of the normalized text, and the others are
+//! rare in text. Merging chars into one bucket, leaving some out and
+//! leaving out the newlines (both texts hold as many) only lowers the
+//! bound, so it stays a lower bound of the Levenshtein distance of the
+//! normalized texts.
 //!
 //! Each byte of a line is counted once, with a plain increment of its
-//! byte's count (whitespace included: those buckets are reset after each
+//! byte's count (whitespace included: those counts are reset after each
 //! line), and a window's bound is summed over the buckets eight at a
 //! time (SSE2, with a plain loop elsewhere): it is read only for windows
 //! whose length leaves them in reach.
 
-/// Buckets of the bag.
-pub const BUCKETS: usize = 128;
-/// The normalized text's spaces (one between two words of a line).
+/// The byte of the first bucket (the space): bucket `k` counts byte
+/// `FIRST + k`.
+pub const FIRST: usize = 0x20;
+/// Buckets of the bag: the bytes from [`FIRST`] to DEL (a ring of them is
+/// copied at each line of a scan: 192 bytes in `u16`, where 128 buckets
+/// took 256).
+pub const BUCKETS: usize = 0x80 - FIRST;
+/// The byte whose bucket holds the normalized text's spaces (one between
+/// two words of a line).
 pub const SPACES: usize = b' ' as usize;
-/// Every char not whitespace beyond ASCII (merged with DEL).
-pub const OTHER: usize = 127;
+/// The byte whose bucket holds every char not whitespace beyond ASCII
+/// (merged with DEL).
+pub const OTHER: usize = 0x7F;
 /// The ASCII whitespace bytes other than the space (`char::is_whitespace`):
-/// their buckets stay zero.
+/// counted in the line's tally, then reset.
 const WHITESPACE: std::ops::RangeInclusive<usize> = 0x09..=0x0D;
 
 /// A count: `u16` when no window (nor the search) holds 32,768 bytes or
@@ -223,9 +233,10 @@ impl Count for u32 {
 
 /// The running counts of the lines read so far, bucketed (a prefix sum).
 pub struct Tally<T> {
-    /// Per byte: the bag's buckets, then the bytes beyond ASCII (each
-    /// byte is counted in its own place, without a test; those places are
-    /// never read).
+    /// Per byte: the control characters, the bag's buckets, then the
+    /// bytes beyond ASCII (each byte is counted in its own place, without
+    /// a test; the places of the bytes beyond ASCII and of the control
+    /// characters that are not whitespace are never read).
     counts: [T; 256],
     /// The normalized spaces so far ([`SPACES`]'s count).
     spaces: T,
@@ -241,7 +252,7 @@ impl<T: Count> Tally<T> {
 
     /// The counts so far.
     pub fn counts(&self) -> &Counts<T> {
-        self.counts[..BUCKETS]
+        self.counts[FIRST..FIRST + BUCKETS]
             .try_into()
             .expect("the bag's buckets")
     }
