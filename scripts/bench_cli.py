@@ -117,6 +117,12 @@ def measure(args, w, work):
     ours, ours_rss, ok = [], 0, True
     floors = {"floor": [], "floor_parallel": [], "floor_static": [], "baseline": []}
     turn = ["ours", "floor", "floor_parallel"] + (["floor_static"] if static_cmd else []) + (["baseline"] if base_cmd else [])
+    # One untimed round first: after the page cache is dropped (see
+    # `settle_page_cache`), the first run of each program reads it back
+    # from disk.
+    for who in turn:
+        fresh_copy(os.path.join(wdir, "before"), os.path.join(work, "root"))
+        run(ours_cmd if who == "ours" else base_cmd if who == "baseline" else commands[who], out)
     for i in range(args.runs):
         k = i % len(turn)
         for who in turn[k:] + turn[:k]:
@@ -188,6 +194,22 @@ def git_commit(root):
         return None
 
 
+def settle_page_cache():
+    """Drops the page cache when this process may (root), so that every
+    binary timed is read back from disk the same way. Identical copies of
+    one binary were seen 0.17 ms apart on W3 depending on how their pages
+    sat in the page cache (a copy just written against one read back:
+    docs/benchmarks.md, twelfth stop). Returns what was done, for the
+    report."""
+    try:
+        os.sync()
+        with open("/proc/sys/vm/drop_caches", "w") as f:
+            f.write("3\n")
+        return "dropped before timing"
+    except OSError:
+        return "as found (could not drop it: not root)"
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bin", required=True)
@@ -204,6 +226,8 @@ def main():
     args = p.parse_args()
 
     load_start = args.load_start or loadavg()
+    page_cache = settle_page_cache()
+    print(f"== page cache: {page_cache}", file=sys.stderr)
     workloads = WORKLOADS
     if args.only:
         # Any workload folder of the data (a case made by hand too).
@@ -297,6 +321,7 @@ def main():
             # The build given, not its installed copy (scripts/bench).
             "baseline_bin": os.environ.get("BENCH_BASELINE_GIVEN", args.baseline_bin),
             "timed_as": "installed copies (scripts/bench copies each binary before timing)",
+            "page_cache": page_cache,
             # The Cargo profile ours was built with (scripts/bench: release-lto).
             "profile": os.environ.get("BENCH_PROFILE_USED"),
             # How ours is linked (scripts/shipped linking): static-pie or dynamic.
