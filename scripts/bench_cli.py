@@ -108,10 +108,11 @@ def measure(args, w, work):
     floor_cmd = [args.floor, wdir, os.path.join(work, "root")]
     static_cmd = [args.floor_static] + floor_cmd[1:] if args.floor_static else None
     commands = {
+        "ours": ours_cmd,
+        "baseline": base_cmd,
         "floor": floor_cmd,
         "floor_parallel": floor_cmd + [str(PARALLEL_SYNCS)],
         "floor_static": static_cmd,
-        "baseline": base_cmd,
     }
     out = os.path.join(work, "out")
     ours, ours_rss, ok = [], 0, True
@@ -122,21 +123,19 @@ def measure(args, w, work):
     # from disk.
     for who in turn:
         fresh_copy(os.path.join(wdir, "before"), os.path.join(work, "root"))
-        run(ours_cmd if who == "ours" else base_cmd if who == "baseline" else commands[who], out)
+        run(commands[who], out)
     for i in range(args.runs):
         k = i % len(turn)
         for who in turn[k:] + turn[:k]:
             fresh_copy(os.path.join(wdir, "before"), os.path.join(work, "root"))
+            wall, rss = run(commands[who], out)
             if who == "ours":
-                wall, rss = run(ours_cmd, out)
                 ours.append(wall)
                 ours_rss = max(ours_rss, rss)
                 ok = ok and same_tree(os.path.join(work, "root"), os.path.join(wdir, "after"))
             elif who == "baseline":
-                wall, _ = run(base_cmd, out)
                 floors[who].append(wall)
             else:
-                wall, _ = run(commands[who], out)
                 with open(out) as f:
                     shortcut = int(f.read().split()[1])
                 floors[who].append(wall - shortcut)

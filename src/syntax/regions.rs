@@ -39,8 +39,7 @@ pub fn new_error_line_quick(language: Language, before: &str, edits: &[Edit]) ->
 /// parses. When not, its answer is `None`, found without a parse (a
 /// caller can then spare itself the thread it would parse on).
 pub fn quick_needs_parse(language: Language, before: &str, edits: &[Edit]) -> bool {
-    let (quiet, all) = taken_without_parse(language, before, edits);
-    quiet < all
+    quiet(language, before, &narrow(before, edits)).contains(&false)
 }
 
 /// For the record of the quick check (`examples/syntax_oracle.rs`): how
