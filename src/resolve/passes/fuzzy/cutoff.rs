@@ -31,8 +31,14 @@
 
 /// The search's match vectors, over bytes (both texts ASCII).
 pub struct Cutoff {
-    /// `pm[c * words + w]`: the rows of word `w` whose byte is `c`.
+    /// `pm[rows[c] * words + w]`: the rows of word `w` whose byte is `c`.
+    /// Only the bytes the search holds have vectors of their own (a few
+    /// dozen in code, where all 256 took 22 KB for a 20-line search,
+    /// zeroed in fresh pages); the others share the first, all zero.
     pm: Vec<u64>,
+    /// Each byte's vectors in `pm`: 0 (all zero) for a byte the search
+    /// lacks.
+    rows: [u16; 256],
     words: usize,
     /// The search's length (rows).
     m: usize,
@@ -60,11 +66,19 @@ impl Cutoff {
             return None;
         }
         let words = m.div_ceil(64);
-        let mut pm = vec![0u64; 256 * words];
-        for (i, &c) in needle.iter().enumerate() {
-            pm[c as usize * words + i / 64] |= 1 << (i % 64);
+        let mut rows = [0u16; 256];
+        let mut distinct = 0u16;
+        for &c in needle {
+            if rows[usize::from(c)] == 0 {
+                distinct += 1;
+                rows[usize::from(c)] = distinct;
+            }
         }
-        Some(Cutoff { pm, words, m })
+        let mut pm = vec![0u64; (usize::from(distinct) + 1) * words];
+        for (i, &c) in needle.iter().enumerate() {
+            pm[usize::from(rows[usize::from(c)]) * words + i / 64] |= 1 << (i % 64);
+        }
+        Some(Cutoff { pm, rows, words, m })
     }
 
     /// The Levenshtein distance of `window` from the search, `None` when
@@ -108,7 +122,7 @@ impl Cutoff {
                 };
             }
             first = first.max(first_for(j));
-            let pm = &self.pm[c as usize * words..][first..=last];
+            let pm = &self.pm[usize::from(self.rows[usize::from(c)]) * words..][first..=last];
             // The row above the band: one more than in the column before.
             let (mut hp_carry, mut hn_carry) = (1u64, 0u64);
             for (word, &pm) in state[first..=last].iter_mut().zip(pm) {
