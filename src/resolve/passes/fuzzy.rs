@@ -206,7 +206,7 @@ fn seed(file: &Lines, search: &[&str], floor: f64, enough: f64) -> Option<f64> {
     if n == 0 || n > file.len() {
         return None;
     }
-    let mut plain = Plain::new(search, false);
+    let mut plain = Plain::new(search);
     let mut best: Option<f64> = None;
     for (j, line) in [(0, search[0]), (n - 1, search[n - 1])] {
         let core = line.trim();
@@ -436,14 +436,11 @@ impl Scan<'_> {
         let n = search.len();
         let first = starts.start;
         let line = |i: usize| index.content(text, i);
-        // A line with its line break, for the tally (whitespace, which
-        // adds nothing): no break to look for.
-        let full = |i: usize| &text.as_bytes()[index.full_range(i)];
         let mut wanted = Tally::<T>::new();
         let needle_len = n - 1
             + search
                 .iter()
-                .map(|l| wanted.line(l.as_bytes()) as usize)
+                .map(|l| wanted.line(l) as usize)
                 .sum::<usize>();
         let needle = normalized_text(search);
         debug_assert_eq!(needle_len, needle.chars().count());
@@ -457,7 +454,7 @@ impl Scan<'_> {
         // The window's normalized length, without its final newline's place.
         let mut window_len = n as i64 - 1;
         for j in 0..n - 1 {
-            let l = tally.line(full(first + j));
+            let l = tally.line(line(first + j));
             window_len += i64::from(l);
             lens[j] = l;
             ring[j + 1] = *tally.counts();
@@ -473,7 +470,7 @@ impl Scan<'_> {
                 return (windows, true);
             }
             let end_slot = if at_slots == 0 { n } else { at_slots - 1 };
-            let entering = tally.line(full(start + n - 1));
+            let entering = tally.line(line(start + n - 1));
             ring[end_slot] = *tally.counts();
             window_len += i64::from(entering);
             let mut moved = u64::from(entering);
@@ -541,7 +538,7 @@ pub fn find_near_plain(
         return FuzzyScan::default();
     }
     let (first, last) = start_range(file, n, &starts);
-    let mut plain = Plain::new(search, true);
+    let mut plain = Plain::new(search);
     let mut windows: Vec<Window> = Vec::new();
     let mut timed_out = false;
     for start in first..last {
@@ -558,16 +555,12 @@ pub fn find_near_plain(
     }
 }
 
-/// Windows scored whole: normalized, their distance computed when their
-/// length leaves them in reach (a difference of lengths is a distance at
-/// least that large). [`find_near_plain`] scores every window so, by the
-/// definition; [`seed`] a few, as the scan does.
+/// Windows scored by the definition: normalized whole, their distance
+/// computed when their length leaves them in reach (a difference of
+/// lengths is a distance at least that large). [`find_near_plain`]
+/// scores every window so, [`seed`] a few.
 struct Plain {
     scorer: Scorer,
-    /// Distances by `rapidfuzz` alone ([`Scorer::distance_plain`]), as
-    /// the definition computes them; else as the scan does
-    /// ([`Scorer::distance`]: the same distance within the cut-off).
-    by_definition: bool,
     needle_len: usize,
     /// Lines in a window.
     n: usize,
@@ -576,12 +569,11 @@ struct Plain {
 }
 
 impl Plain {
-    fn new(search: &[&str], by_definition: bool) -> Plain {
+    fn new(search: &[&str]) -> Plain {
         let needle = normalized_text(search);
         Plain {
             needle_len: needle.chars().count(),
             scorer: Scorer::new(needle),
-            by_definition,
             n: search.len(),
             text: String::new(),
         }
@@ -599,11 +591,7 @@ impl Plain {
         if wl.abs_diff(self.needle_len) > max_dist {
             return None;
         }
-        let distance = if self.by_definition {
-            self.scorer.distance_plain(&self.text, max_dist)?
-        } else {
-            self.scorer.distance(&self.text, max_dist)?
-        };
+        let distance = self.scorer.distance_plain(&self.text, max_dist)?;
         Some(Window {
             start,
             distance,
@@ -892,32 +880,23 @@ mod tests {
 
     /// A line's tally is its normalized length in chars, and adds its
     /// normalized text's chars bucketed to the counts, in `u16` and `u32`
-    /// alike, wrapping included; with its line break (`\n` or `\r\n`,
-    /// as the scan reads it), the same.
+    /// alike, wrapping included.
     #[test]
     fn a_tally_counts_the_normalized_line() {
-        fn check<T: Count + PartialEq + std::fmt::Debug>(
-            rng: &mut crate::test_rng::Rng,
-            start: u32,
-        ) {
+        fn check<T: Count>(rng: &mut crate::test_rng::Rng, start: u32) {
             let mut tally = Tally::<T>::new();
-            let mut broken = Tally::<T>::new();
             // Counts near the wrap of `u16`.
             let mut filler = String::new();
             for k in 33..127u8 {
                 filler.extend(std::iter::repeat_n(k as char, start as usize));
             }
-            tally.line(filler.as_bytes());
-            broken.line(filler.as_bytes());
-            for round in 0..5_000 {
+            tally.line(&filler);
+            for _ in 0..5_000 {
                 let line = random_line(rng);
                 let norm = normalize_line(&line);
                 let before = *tally.counts();
-                let len = tally.line(line.as_bytes());
+                let len = tally.line(&line);
                 assert_eq!(len as usize, norm.chars().count(), "{line:?}");
-                let with_break = format!("{line}{}", ["\n", "\r\n"][round % 2]);
-                assert_eq!(broken.line(with_break.as_bytes()), len, "{with_break:?}");
-                assert_eq!(broken.counts(), tally.counts(), "{with_break:?}");
                 let want = plain_counts(&norm);
                 for k in 0..bag::BUCKETS {
                     assert_eq!(
@@ -952,19 +931,13 @@ mod tests {
             let a: Vec<&str> = a.iter().map(String::as_str).collect();
             let b: Vec<&str> = b.iter().map(String::as_str).collect();
             let mut s = Tally::<T>::new();
-            let lb = b.len() - 1
-                + b.iter()
-                    .map(|l| s.line(l.as_bytes()) as usize)
-                    .sum::<usize>();
+            let lb = b.len() - 1 + b.iter().map(|l| s.line(l) as usize).sum::<usize>();
             let mut w = Tally::<T>::new();
             for l in &before {
-                w.line(l.as_bytes());
+                w.line(l);
             }
             let lo = *w.counts();
-            let la = a.len() - 1
-                + a.iter()
-                    .map(|l| w.line(l.as_bytes()) as usize)
-                    .sum::<usize>();
+            let la = a.len() - 1 + a.iter().map(|l| w.line(l) as usize).sum::<usize>();
             let (ta, tb) = (normalized_text(&a), normalized_text(&b));
             assert_eq!(la, ta.chars().count());
             assert_eq!(lb, tb.chars().count());

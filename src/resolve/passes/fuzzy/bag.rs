@@ -262,10 +262,8 @@ impl<T: Count> Tally<T> {
     /// chars not whitespace and one space between two words. The
     /// normalized line holds the same chars not whitespace as the line:
     /// normalizing only drops and merges whitespace (`split_whitespace`).
-    ///
-    /// `bytes` (a line of a text) may hold its line break (`\n` or
-    /// `\r\n`): whitespace, which adds nothing.
-    pub fn line(&mut self, bytes: &[u8]) -> u32 {
+    pub fn line(&mut self, line: &str) -> u32 {
+        let bytes = line.as_bytes();
         let mut chunks = bytes.chunks_exact(8);
         for chunk in &mut chunks {
             for &b in chunk {
@@ -283,9 +281,8 @@ impl<T: Count> Tally<T> {
             self.counts[k] = T::default();
         }
         let (chars, spaces) = match spaces_ascii(bytes) {
-            Some(spaces) => (bytes.len() as u32 - blank as u32, spaces),
+            Some(spaces) => (line.len() as u32 - blank as u32, spaces),
             None => {
-                let line = std::str::from_utf8(bytes).expect("a line of a text: whole chars");
                 // Its ASCII chars are counted; each other char not
                 // whitespace goes to `OTHER`.
                 let (mut words, mut chars, mut after_space) = (0u32, 0u32, true);

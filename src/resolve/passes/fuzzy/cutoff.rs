@@ -31,14 +31,11 @@
 
 /// The search's match vectors, over bytes (both texts ASCII).
 pub struct Cutoff {
-    /// `pm[rows[c] * words + w]`: the rows of word `w` whose byte is `c`.
-    /// Only the bytes the search holds have vectors of their own (a few
-    /// dozen in code, where all 256 took 22 KB for a 20-line search,
-    /// zeroed in fresh pages); the others share the first, all zero.
+    /// `pm[c * words + w]`: the rows of word `w` whose byte is `c`, for
+    /// the 128 ASCII bytes (the only ones either text holds: 11 KB for a
+    /// 20-line search, where all 256 bytes took twice that, zeroed in
+    /// fresh pages).
     pm: Vec<u64>,
-    /// Each byte's vectors in `pm`: 0 (all zero) for a byte the search
-    /// lacks.
-    rows: [u16; 256],
     words: usize,
     /// The search's length (rows).
     m: usize,
@@ -59,31 +56,29 @@ struct Word {
 const EVERY: usize = 8;
 
 impl Cutoff {
-    /// The match vectors of `needle` (not empty).
+    /// The match vectors of `needle`: `None` when it is empty or not
+    /// ASCII.
     pub fn new(needle: &[u8]) -> Option<Cutoff> {
         let m = needle.len();
         if m == 0 {
             return None;
         }
+        if !needle.is_ascii() {
+            return None;
+        }
         let words = m.div_ceil(64);
-        let mut rows = [0u16; 256];
-        let mut distinct = 0u16;
-        for &c in needle {
-            if rows[usize::from(c)] == 0 {
-                distinct += 1;
-                rows[usize::from(c)] = distinct;
-            }
-        }
-        let mut pm = vec![0u64; (usize::from(distinct) + 1) * words];
+        let mut pm = vec![0u64; 128 * words];
         for (i, &c) in needle.iter().enumerate() {
-            pm[usize::from(rows[usize::from(c)]) * words + i / 64] |= 1 << (i % 64);
+            pm[usize::from(c) * words + i / 64] |= 1 << (i % 64);
         }
-        Some(Cutoff { pm, rows, words, m })
+        Some(Cutoff { pm, words, m })
     }
 
-    /// The Levenshtein distance of `window` from the search, `None` when
-    /// it is above `k`.
+    /// The Levenshtein distance of `window` (ASCII, as the caller
+    /// checks: a byte beyond it has no vectors, and reading them panics)
+    /// from the search, `None` when it is above `k`.
     pub fn distance(&self, window: &[u8], k: usize) -> Option<usize> {
+        debug_assert!(window.is_ascii());
         let (m, n) = (self.m, window.len());
         if m.abs_diff(n) > k {
             return None;
@@ -122,7 +117,7 @@ impl Cutoff {
                 };
             }
             first = first.max(first_for(j));
-            let pm = &self.pm[usize::from(self.rows[usize::from(c)]) * words..][first..=last];
+            let pm = &self.pm[usize::from(c) * words..][first..=last];
             // The row above the band: one more than in the column before.
             let (mut hp_carry, mut hn_carry) = (1u64, 0u64);
             for (word, &pm) in state[first..=last].iter_mut().zip(pm) {
