@@ -279,4 +279,17 @@ mod tests {
         assert_eq!(cutoff.distance(needle.as_bytes(), 0), Some(0));
         assert_eq!(cutoff.distance(window.as_bytes(), d), Some(d));
     }
+
+    /// Vectors are kept for ASCII bytes alone: a search beyond ASCII (or
+    /// empty) has none, and the scan then scores its windows by
+    /// `rapidfuzz` (`Scorer` in `fuzzy.rs`).
+    #[test]
+    fn only_an_ascii_search_has_vectors() {
+        assert!(Cutoff::new(b"").is_none());
+        assert!(Cutoff::new("caf\u{e9} = 1".as_bytes()).is_none());
+        let all: Vec<u8> = (0..128).collect();
+        let cutoff = Cutoff::new(&all).expect("ASCII");
+        assert_eq!(cutoff.distance(&all, 0), Some(0));
+        assert_eq!(cutoff.distance(&all[1..], 1), Some(1));
+    }
 }
