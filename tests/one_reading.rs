@@ -596,3 +596,61 @@ fn a_hunk_matched_loosely_with_an_added_blank_edge_meets_its_exact_cut_elsewhere
     let got = result("a.py", file, payload);
     assert_eq!(got.unwrap_err(), ["ambiguous"]);
 }
+
+#[test]
+fn a_long_fuzzy_search_is_picked_by_its_hint_whatever_lies_farther_away() {
+    // A 150-line block (longer than the 100 lines around a hint), a copy
+    // of it 2,500 lines away with a few chars changed, and a search with
+    // one typo. Without a hint the copy is a rival within the margin:
+    // ambiguous. With a hint at the block's first line the hint picks it,
+    // as for a short search (`docs/matching.md`, "Line hints"): the
+    // windows near the hint are read on past the 100 lines while their
+    // run of overlapping windows goes on, not the whole file.
+    let block: Vec<String> = (0..150)
+        .map(|i| {
+            format!(
+                "    value_{i} = compute(item_{}, {})",
+                i * 7 % 13,
+                i * 31 % 97
+            )
+        })
+        .collect();
+    let mut copy = block.clone();
+    for line in copy.iter_mut().step_by(30) {
+        *line = line.replace("compute", "compote");
+    }
+    let filler = |from: usize, k: usize| -> String {
+        (from..from + k)
+            .map(|i| format!("pass_{i} = {i}\n"))
+            .collect()
+    };
+    let file = format!(
+        "{}{}\n{}{}\n{}",
+        filler(0, 300),
+        block.join("\n"),
+        filler(300, 2_500),
+        copy.join("\n"),
+        filler(2_800, 100)
+    );
+    let mut search = block.clone();
+    search[5] = search[5].replace("value_5", "valeu_5");
+    let mut replace = block.clone();
+    replace[149] = "    value_149 = 0".to_string();
+    let payload = |hint: Option<usize>| {
+        let hint = hint.map_or(String::new(), |h| format!(":start_line:{h}\n-------\n"));
+        format!(
+            "<apply_diff>\n<path>a.py</path>\n<diff>\n<<<<<<< SEARCH\n{hint}{}\n=======\n{}\n>>>>>>> REPLACE\n</diff>\n</apply_diff>\n",
+            search.join("\n"),
+            replace.join("\n")
+        )
+    };
+    let options = Options {
+        fuzzy: Some(0.9),
+        ..Options::default()
+    };
+    let got = result_with("a.py", &file, &payload(None), &options);
+    assert_eq!(got.unwrap_err(), ["ambiguous"]);
+    let got = result_with("a.py", &file, &payload(Some(301)), &options);
+    let want = file.replacen(&block.join("\n"), &replace.join("\n"), 1);
+    assert_eq!(got.unwrap(), want);
+}

@@ -1067,7 +1067,9 @@ impl Locator<'_> {
     }
 
     /// The fuzzy scan of the windows within [`HINT_CLEAR`] lines of a line
-    /// hint, when that decides (`FORMATS.md` §3 "Line hints"): a window
+    /// hint (or as many more on each side as the search has lines, when a
+    /// run of overlapping windows reaches the first reach's edges), when
+    /// that decides (`FORMATS.md` §3 "Line hints"): a window
     /// there above the threshold that the hint picks — at the hint, or
     /// within [`HINT_NEAR`] lines of it with no other within
     /// [`HINT_CLEAR`] — is picked whatever lies farther away, so windows
@@ -1082,20 +1084,30 @@ impl Locator<'_> {
         deadline: Instant,
     ) -> Option<fuzzy::FuzzyScan> {
         let h = hint.filter(|_| !replace_all)?;
-        let reach = h.saturating_sub(HINT_CLEAR)..h + HINT_CLEAR + 1;
-        let near = fuzzy::find_near(lines, search, floor, deadline, reach.clone());
         let n = search.len();
-        // Windows near the reach's edges may belong with windows beyond
-        // (a run of overlapping windows is one candidate): the file decides.
-        let (first, last) = near.span()?;
-        let inner = |s: usize, edge: usize| s.abs_diff(edge) > n;
         let last_start = lines.len().saturating_sub(n);
-        if near.timed_out
-            || (reach.start > 0 && !inner(first, reach.start))
-            || (reach.end <= last_start && !inner(last, reach.end - 1))
-        {
-            return None;
+        // Windows near the reach's edges may belong with windows beyond
+        // (a run of overlapping windows is one candidate): read `n` lines
+        // more on each side, then, if the run still reaches an edge, the
+        // file decides. (A search longer than HINT_CLEAR lines has every
+        // window near an edge of the first reach.)
+        let mut near = None;
+        for more in [0, n] {
+            let reach = h.saturating_sub(HINT_CLEAR + more)..h + HINT_CLEAR + more + 1;
+            let scan = fuzzy::find_near(lines, search, floor, deadline, reach.clone());
+            let (first, last) = scan.span()?;
+            let inner = |s: usize, edge: usize| s.abs_diff(edge) > n;
+            if scan.timed_out {
+                return None;
+            }
+            if (reach.start == 0 || inner(first, reach.start))
+                && (reach.end > last_start || inner(last, reach.end - 1))
+            {
+                near = Some(scan);
+                break;
+            }
         }
+        let near = near?;
         let ranges: Vec<Range<usize>> = near
             .above(threshold)
             .iter()
