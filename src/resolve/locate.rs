@@ -1086,28 +1086,38 @@ impl Locator<'_> {
         let h = hint.filter(|_| !replace_all)?;
         let n = search.len();
         let last_start = lines.len().saturating_sub(n);
-        // Windows near the reach's edges may belong with windows beyond
-        // (a run of overlapping windows is one candidate): read `n` lines
-        // more on each side, then, if the run still reaches an edge, the
-        // file decides. (A search longer than HINT_CLEAR lines has every
-        // window near an edge of the first reach.)
-        let mut near = None;
-        for more in [0, n] {
-            let reach = h.saturating_sub(HINT_CLEAR + more)..h + HINT_CLEAR + more + 1;
-            let scan = fuzzy::find_near(lines, search, floor, deadline, reach.clone());
-            let (first, last) = scan.span()?;
+        let reach = |more: usize| h.saturating_sub(HINT_CLEAR + more)..h + HINT_CLEAR + more + 1;
+        // Whether a scan of `reach` holds its runs of overlapping windows
+        // (a run is one candidate): none reaches an edge of it that is not
+        // the file's. `None`: no window, or the deadline (the file decides).
+        let holds = |scan: &fuzzy::FuzzyScan, reach: Range<usize>| {
+            let (first, last) = scan.span().filter(|_| !scan.timed_out)?;
             let inner = |s: usize, edge: usize| s.abs_diff(edge) > n;
-            if scan.timed_out {
+            Some(
+                (reach.start == 0 || inner(first, reach.start))
+                    && (reach.end > last_start || inner(last, reach.end - 1)),
+            )
+        };
+        // Read `n` lines more on each side when a run reaches an edge
+        // (only the two bands the first reach left out: its windows are
+        // read), then, if a run still does, the file decides. (A search
+        // longer than HINT_CLEAR lines has every window near an edge of
+        // the first reach.)
+        let mut near = fuzzy::find_near(lines, search, floor, deadline, reach(0));
+        if !holds(&near, reach(0))? {
+            let inner = fuzzy::window_starts(lines, n, reach(0));
+            let outer = fuzzy::window_starts(lines, n, reach(n));
+            let band = |starts: Range<usize>| {
+                (!starts.is_empty())
+                    .then(|| fuzzy::find_near(lines, search, floor, deadline, starts))
+            };
+            let below = band(outer.start..inner.start);
+            let above = band(inner.end..outer.end);
+            near = fuzzy::FuzzyScan::joined(below.into_iter().chain([near]).chain(above));
+            if !holds(&near, reach(n))? {
                 return None;
             }
-            if (reach.start == 0 || inner(first, reach.start))
-                && (reach.end > last_start || inner(last, reach.end - 1))
-            {
-                near = Some(scan);
-                break;
-            }
         }
-        let near = near?;
         let ranges: Vec<Range<usize>> = near
             .above(threshold)
             .iter()

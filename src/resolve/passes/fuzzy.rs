@@ -74,6 +74,24 @@ impl FuzzyScan {
         Some((self.windows.first()?.start, self.windows.last()?.start))
     }
 
+    /// The scans of disjoint ranges of window starts, given in file
+    /// order, as one scan of their union (each scan's windows are in file
+    /// order, so their concatenation is). Timed out when one part is.
+    pub fn joined(parts: impl IntoIterator<Item = FuzzyScan>) -> FuzzyScan {
+        let mut whole = FuzzyScan::default();
+        for part in parts {
+            debug_assert!(whole.windows.is_empty() || whole.n == part.n || part.windows.is_empty());
+            debug_assert!(match (whole.windows.last(), part.windows.first()) {
+                (Some(a), Some(b)) => a.start < b.start,
+                _ => true,
+            });
+            whole.n = whole.n.max(part.n);
+            whole.timed_out |= part.timed_out;
+            whole.windows.extend(part.windows);
+        }
+        whole
+    }
+
     /// The best window of each cluster of overlapping windows at or above
     /// `threshold` (not below the floor the scan ran at), in file order.
     pub fn above(&self, threshold: f64) -> Vec<Scored> {
@@ -304,6 +322,22 @@ fn start_range(file: &Lines, n: usize, starts: &std::ops::Range<usize>) -> (usiz
     let first = starts.start.min(file.len() - n);
     let last = starts.end.min(file.len() - n + 1).max(first + 1);
     (first, last)
+}
+
+/// The window starts [`find_near`] reads for `starts`, windows of `n`
+/// lines (clamped to the file: one window at least), or none when the
+/// file is shorter than the search. A range that holds another's clamps
+/// to a range that holds the other's.
+pub fn window_starts(
+    file: &Lines,
+    n: usize,
+    starts: std::ops::Range<usize>,
+) -> std::ops::Range<usize> {
+    if n == 0 || n > file.len() {
+        return 0..0;
+    }
+    let (first, last) = start_range(file, n, &starts);
+    first..last
 }
 
 /// Every window at or above `floor` among the windows starting at lines
@@ -1056,6 +1090,56 @@ mod tests {
                 let got = find_near(&file, &search, floor, later(), starts.clone());
                 let want = find_near_plain(&file, &search, floor, later(), starts.clone());
                 assert_eq!(got, want, "floor {floor}, {search:?} in {text:?}");
+            }
+        }
+    }
+
+    /// A reach widened by two bands of starts, scanned as the bands alone
+    /// joined with the scan of the reach they surround, is the scan of
+    /// the widened reach: the same windows, at ranges that the file's
+    /// ends clamp (a line hint's second reading, `fuzzy_near_hint`).
+    #[test]
+    fn bands_joined_to_a_reach_are_the_widened_reach() {
+        let mut rng = crate::test_rng::Rng::new(41);
+        let block = ["fn a() {", "    let x = f(1);", "    x + 2", "}", ""];
+        for _ in 0..400 {
+            let lines = 1 + rng.below(60);
+            let mut text = String::new();
+            for _ in 0..lines {
+                let mut line = rng.pick(&block).to_string();
+                if rng.below(4) == 0 {
+                    line.push_str(&random_line(&mut rng));
+                }
+                text.push_str(&line);
+                text.push('\n');
+            }
+            let file = Lines::new(&text);
+            let n = 1 + rng.below(6);
+            let search: Vec<&str> = (0..n).map(|i| block[i % block.len()]).collect();
+            let h = rng.below(lines + 10);
+            let (clear, more) = (rng.below(8), rng.below(8));
+            let reach = |m: usize| h.saturating_sub(clear + m)..h + clear + m + 1;
+            let (inner, outer) = (
+                window_starts(&file, n, reach(0)),
+                window_starts(&file, n, reach(more)),
+            );
+            assert!(outer.start <= inner.start && inner.end <= outer.end);
+            for floor in [0.0, 0.5, 0.8, 1.0] {
+                let scan = |starts: std::ops::Range<usize>| {
+                    (!starts.is_empty()).then(|| find_near(&file, &search, floor, later(), starts))
+                };
+                let joined = FuzzyScan::joined(
+                    scan(outer.start..inner.start)
+                        .into_iter()
+                        .chain(scan(reach(0)))
+                        .chain(scan(inner.end..outer.end)),
+                );
+                let whole = find_near(&file, &search, floor, later(), reach(more));
+                assert_eq!(
+                    joined.windows, whole.windows,
+                    "{search:?} at {h} in {text:?}"
+                );
+                assert_eq!(joined.above(floor), whole.above(floor));
             }
         }
     }
