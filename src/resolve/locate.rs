@@ -1105,14 +1105,14 @@ impl Locator<'_> {
         // the first reach.)
         let mut near = fuzzy::find_near(lines, search, floor, deadline, reach(0));
         if !holds(&near, reach(0))? {
-            let inner = fuzzy::window_starts(lines, n, reach(0));
-            let outer = fuzzy::window_starts(lines, n, reach(n));
+            let read = fuzzy::window_starts(lines, n, reach(0));
+            let wide = fuzzy::window_starts(lines, n, reach(n));
             let band = |starts: Range<usize>| {
                 (!starts.is_empty())
                     .then(|| fuzzy::find_near(lines, search, floor, deadline, starts))
             };
-            let below = band(outer.start..inner.start);
-            let above = band(inner.end..outer.end);
+            let below = band(wide.start..read.start);
+            let above = band(read.end..wide.end);
             near = fuzzy::FuzzyScan::joined(below.into_iter().chain([near]).chain(above));
             if !holds(&near, reach(n))? {
                 return None;

@@ -74,18 +74,18 @@ impl FuzzyScan {
         Some((self.windows.first()?.start, self.windows.last()?.start))
     }
 
-    /// The scans of disjoint ranges of window starts, given in file
-    /// order, as one scan of their union (each scan's windows are in file
-    /// order, so their concatenation is). Timed out when one part is.
+    /// The scans of one search over disjoint ranges of window starts,
+    /// given in file order, as one scan of their union (each scan's
+    /// windows are in file order, so their concatenation is). Timed out
+    /// when one part is.
     pub fn joined(parts: impl IntoIterator<Item = FuzzyScan>) -> FuzzyScan {
         let mut whole = FuzzyScan::default();
         for part in parts {
-            debug_assert!(whole.windows.is_empty() || whole.n == part.n || part.windows.is_empty());
             debug_assert!(match (whole.windows.last(), part.windows.first()) {
-                (Some(a), Some(b)) => a.start < b.start,
+                (Some(a), Some(b)) => a.start < b.start && whole.n == part.n,
                 _ => true,
             });
-            whole.n = whole.n.max(part.n);
+            whole.n = part.n;
             whole.timed_out |= part.timed_out;
             whole.windows.extend(part.windows);
         }
@@ -317,17 +317,10 @@ fn normalized_window<'t>(
     }
 }
 
-/// The window starts a scan of `starts` covers: `first..last`.
-fn start_range(file: &Lines, n: usize, starts: &std::ops::Range<usize>) -> (usize, usize) {
-    let first = starts.start.min(file.len() - n);
-    let last = starts.end.min(file.len() - n + 1).max(first + 1);
-    (first, last)
-}
-
-/// The window starts [`find_near`] reads for `starts`, windows of `n`
-/// lines (clamped to the file: one window at least), or none when the
-/// file is shorter than the search. A range that holds another's clamps
-/// to a range that holds the other's.
+/// The window starts a scan of `starts` reads, windows of `n` lines:
+/// `starts` clamped to the file, one window at least, or none when the
+/// search is empty or longer than the file. A range that holds another
+/// clamps to a range that holds the other's clamp.
 pub fn window_starts(
     file: &Lines,
     n: usize,
@@ -336,7 +329,8 @@ pub fn window_starts(
     if n == 0 || n > file.len() {
         return 0..0;
     }
-    let (first, last) = start_range(file, n, &starts);
+    let first = starts.start.min(file.len() - n);
+    let last = starts.end.min(file.len() - n + 1).max(first + 1);
     first..last
 }
 
@@ -376,10 +370,13 @@ fn find_near_split(
     split_bytes: usize,
 ) -> FuzzyScan {
     let n = search.len();
-    if n == 0 || n > file.len() {
+    let std::ops::Range {
+        start: first,
+        end: last,
+    } = window_starts(file, n, starts.clone());
+    if first == last {
         return FuzzyScan::default();
     }
-    let (first, last) = start_range(file, n, &starts);
     // Counts are at most `u32`, exact below 2^31: a text of 1 GiB or more
     // is scanned plainly.
     let span = file.index.start((last - 1 + n).min(file.len())) - file.index.start(first);
@@ -568,10 +565,13 @@ pub fn find_near_plain(
     starts: std::ops::Range<usize>,
 ) -> FuzzyScan {
     let n = search.len();
-    if n == 0 || n > file.len() {
+    let std::ops::Range {
+        start: first,
+        end: last,
+    } = window_starts(file, n, starts);
+    if first == last {
         return FuzzyScan::default();
     }
-    let (first, last) = start_range(file, n, &starts);
     let mut plain = Plain::new(search);
     let mut windows: Vec<Window> = Vec::new();
     let mut timed_out = false;

@@ -60,10 +60,7 @@ impl Cutoff {
     /// ASCII.
     pub fn new(needle: &[u8]) -> Option<Cutoff> {
         let m = needle.len();
-        if m == 0 {
-            return None;
-        }
-        if !needle.is_ascii() {
+        if m == 0 || !needle.is_ascii() {
             return None;
         }
         let words = m.div_ceil(64);
