@@ -131,6 +131,23 @@ fn exit_2_on_usage_and_io_errors() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown format"));
     let out = ws.apply(&["--fuzzy", "3"], "x");
     assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--fuzzy takes a threshold"));
+    let out = ws.apply(&["--deadline", "0"], "x");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--deadline takes a number"));
+    // The MCP server checks the same flags the same way, before serving.
+    for (flag, value, says) in [
+        ("--fuzzy", "0", "--fuzzy takes a threshold"),
+        ("--deadline", "4000", "--deadline takes a number"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_llm-edit-lsp"))
+            .args(["mcp", flag, value])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "mcp {flag} {value}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains(says));
+    }
 }
 
 #[test]

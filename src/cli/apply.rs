@@ -127,22 +127,13 @@ fn options(args: &ApplyArgs) -> anyhow::Result<Options> {
             )
         })?),
     };
-    if let Some(t) = args.fuzzy {
-        if !(t > 0.0 && t <= 1.0) {
-            bail!("--fuzzy takes a threshold between 0 and 1 (e.g. 0.9), not {t}");
-        }
-    }
-    let deadline = match args.deadline {
-        None => crate::engine::DEFAULT_DEADLINE,
-        Some(s) => crate::engine::deadline_from_secs(s).with_context(|| {
-            format!("--deadline takes a number of seconds above 0 (at most 3600), not {s}")
-        })?,
-    };
+    let fuzzy = super::args::fuzzy_threshold(args.fuzzy)?;
+    let deadline = super::args::deadline(args.deadline)?;
     Ok(Options {
         format,
         deadline,
         match_mode: args.match_mode.into(),
-        fuzzy: args.fuzzy,
+        fuzzy,
         partial: args.partial,
         on_conflict: args.on_conflict.into(),
         // With writes, the check runs beside them (see `run`).

@@ -165,3 +165,23 @@ pub struct McpArgs {
     #[arg(long, value_name = "SECONDS")]
     pub deadline: Option<f64>,
 }
+
+/// `--fuzzy T`, checked: a threshold in `0 < T <= 1`, or none.
+pub fn fuzzy_threshold(fuzzy: Option<f64>) -> anyhow::Result<Option<f64>> {
+    match fuzzy {
+        Some(t) if !(t > 0.0 && t <= 1.0) => {
+            anyhow::bail!("--fuzzy takes a threshold between 0 and 1 (e.g. 0.9), not {t}")
+        }
+        t => Ok(t),
+    }
+}
+
+/// `--deadline SECONDS`, checked (the default when absent).
+pub fn deadline(seconds: Option<f64>) -> anyhow::Result<std::time::Duration> {
+    match seconds {
+        None => Ok(crate::engine::DEFAULT_DEADLINE),
+        Some(s) => crate::engine::deadline_from_secs(s).ok_or_else(|| {
+            anyhow::anyhow!("--deadline takes a number of seconds above 0 (at most 3600), not {s}")
+        }),
+    }
+}
