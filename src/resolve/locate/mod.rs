@@ -447,13 +447,7 @@ impl Locator<'_> {
         if k > 0 {
             let exact = self.exact_in_text(text, v);
             if !exact.is_empty() {
-                let chosen = choose(
-                    &exact,
-                    v.replace_all,
-                    hint,
-                    |m| lines.index.line_of(m.start),
-                    |m| line_span(&lines.index, m),
-                )?;
+                let chosen = choose_bytes(&exact, v.replace_all, hint, lines)?;
                 return chosen
                     .into_iter()
                     .map(|m| {
@@ -620,6 +614,22 @@ fn at_lines(miss: Miss, at: Range<usize>) -> Miss {
 /// spanned by bytes `m`.
 fn line_span(index: &crate::text::lines::LineIndex, m: &Range<usize>) -> Range<usize> {
     index.line_of(m.start)..index.line_of(m.end.saturating_sub(1).max(m.start))
+}
+
+/// [`choose`] among byte ranges of `lines`' text, each read at its lines.
+fn choose_bytes(
+    ranges: &[Range<usize>],
+    replace_all: bool,
+    hint: Option<usize>,
+    lines: &Lines,
+) -> Result<Vec<Range<usize>>, Miss> {
+    choose(
+        ranges,
+        replace_all,
+        hint,
+        |m| lines.index.line_of(m.start),
+        |m| line_span(&lines.index, m),
+    )
 }
 
 /// Does `m` start at a line start and end at a line end (in the doc)?

@@ -4,13 +4,12 @@
 use std::ops::Range;
 
 use crate::model::{MatchUnit, Replace};
-use crate::resolve::hints::choose;
 use crate::resolve::indent;
 use crate::resolve::passes::{boundary_prefix, substring, Lines, Pass};
 use crate::resolve::replacement::surely_truncated;
 use crate::syntax;
 
-use super::{line_span, region_lines, span_of, split_lines, Located, Locator, Miss, TextView};
+use super::{choose_bytes, region_lines, span_of, split_lines, Located, Locator, Miss, TextView};
 
 impl Locator<'_> {
     /// A string tool's whole-line match written as the literal replace of
@@ -64,13 +63,7 @@ impl Locator<'_> {
             return Err(Miss::NotFound { near: None });
         }
         let ranges: Vec<Range<usize>> = hits.into_iter().map(|s| s..s + needle.len()).collect();
-        let chosen = choose(
-            &ranges,
-            r.replace_all,
-            hint,
-            |m| lines.index.line_of(m.start),
-            |m| line_span(&lines.index, m),
-        )?;
+        let chosen = choose_bytes(&ranges, r.replace_all, hint, lines)?;
         if !r.replace_all {
             // A loose pass: the search's lines, near-copied elsewhere whole,
             // are a rival (as for a search cut of its blank edges).
