@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 pub use crate::plan::{FileChange, FileStatus};
-pub use crate::resolve::{MatchMode, OnConflict};
+pub use crate::resolve::{MatchMode, OnConflict, Provisional};
 
 use crate::error::{EditError, ErrorKind};
 use crate::model::{Edit, EditBatch, EditOp, Format};
@@ -205,16 +205,24 @@ fn resolve_config_until(options: &Options, deadline: Instant) -> ResolveConfig {
 /// Parses, resolves and plans a payload against the files of `source`,
 /// within `options.deadline` from the call.
 pub fn run(payload: &str, options: &Options, source: &dyn FileSource) -> Outcome {
+    run_telling(payload, options, source, None)
+}
+
+/// [`run`], telling `provisional` (when given) each file's likely change
+/// while its resolution still checks it ([`Provisional`]: a writer stages
+/// it meanwhile). The outcome is [`run`]'s.
+pub fn run_telling(
+    payload: &str,
+    options: &Options,
+    source: &dyn FileSource,
+    provisional: Option<&dyn Provisional>,
+) -> Outcome {
     let deadline = Instant::now() + options.deadline;
     let parsed = parse::parse(payload, options.format);
-    plan_batch_until(
-        parsed.batch,
-        parsed.errors,
-        parsed.formats,
-        options,
-        source,
-        deadline,
-    )
+    // A preview writes nothing, not even early.
+    let provisional = provisional.filter(|_| !parsed.batch.preview);
+    let batch = (parsed.batch, parsed.errors, parsed.formats);
+    plan_batch_until(batch, options, (source, provisional), deadline)
 }
 
 /// Resolves and plans an already parsed batch (parse errors passed along),
@@ -227,16 +235,14 @@ pub fn plan_batch(
     source: &dyn FileSource,
 ) -> Outcome {
     let deadline = Instant::now() + options.deadline;
-    plan_batch_until(batch, errors, formats, options, source, deadline)
+    plan_batch_until((batch, errors, formats), options, (source, None), deadline)
 }
 
 /// [`plan_batch`] for a run that must end by `deadline`.
 fn plan_batch_until(
-    batch: EditBatch,
-    mut errors: Vec<EditError>,
-    formats: Vec<Format>,
+    (batch, mut errors, formats): (EditBatch, Vec<EditError>, Vec<Format>),
     options: &Options,
-    source: &dyn FileSource,
+    (source, provisional): (&dyn FileSource, Option<&dyn Provisional>),
     deadline: Instant,
 ) -> Outcome {
     let by_file = group_by_file(&batch.edits, source.root(), &mut errors);
@@ -244,7 +250,7 @@ fn plan_batch_until(
     let mut files = Vec::new();
     // Files resolve on their own: side by side, results in path order.
     let results = crate::cores::map(&by_file, |(path, edits)| {
-        resolve::resolve_file(path, edits, source, &config)
+        resolve::resolve_file(path, edits, source, &config, provisional)
     });
     for result in results {
         match result {
@@ -533,6 +539,108 @@ mod tests {
                 "{edits:?}"
             );
             assert_eq!(plain.len(), breaking, "{edits:?}");
+        }
+    }
+
+    /// Records what a run tells early.
+    #[derive(Default)]
+    struct Told(std::sync::Mutex<Vec<FileChange>>);
+
+    impl Provisional for Told {
+        fn provisional(&self, change: &FileChange) {
+            self.0.lock().unwrap().push(change.clone());
+        }
+    }
+
+    /// Two functions alike but for one number, and a third unlike them.
+    fn fuzzy_files(dir: &Path) -> crate::workspace::DiskFiles {
+        let load = |n: u32| {
+            format!(
+                "def load_{n}(path, limit):\n    rows = read_rows(path, limit, {n})\n    \
+                 kept = [r for r in rows if r.ok]\n    return kept[:limit]\n\n\n"
+            )
+        };
+        let save = "def save(items, target):\n    data = encode_all(items)\n    \
+                    with open(target, \"wb\") as out:\n        out.write(data)\n";
+        let text = format!("import os\n\n\n{}{}{save}", load(1), load(2));
+        std::fs::write(dir.join("m.py"), text).unwrap();
+        crate::workspace::DiskFiles::new(dir).unwrap()
+    }
+
+    /// A search with a typo, copied from the third function (`unique`),
+    /// else from the first (as close to the second), `edits` times.
+    fn fuzzy_payload(unique: bool, edits: usize) -> String {
+        let search = if unique {
+            "def save(items, target):\n    data = encode_al(items)\n    \
+             with open(target, \"wb\") as out:\n        out.write(data)\n"
+        } else {
+            "def load_1(path, limit):\n    rows = read_rows(path, limt, 1)\n    \
+             kept = [r for r in rows if r.ok]\n    return kept[:limit]\n"
+        };
+        let head = search.lines().next().expect("a line");
+        let block =
+            format!("m.py\n<<<<<<< SEARCH\n{search}=======\n{head}\n    pass\n>>>>>>> REPLACE\n\n");
+        block.repeat(edits)
+    }
+
+    /// A fuzzy search's seed window is told before the scan decides: the
+    /// very change planned when the scan picks it (the same text read,
+    /// the same edits), and told as well when the scan then refuses (the
+    /// outcome decides); nothing is told for a preview, nor for a file
+    /// with several edits.
+    #[test]
+    fn a_fuzzy_search_tells_its_seed_window_early() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = fuzzy_files(dir.path());
+        let options = Options {
+            fuzzy: Some(0.85),
+            ..Options::default()
+        };
+        let told = Told::default();
+        let outcome = run_telling(&fuzzy_payload(true, 1), &options, &files, Some(&told));
+        assert!(outcome.errors.is_empty(), "{:?}", outcome.errors);
+        let told = told.0.into_inner().unwrap();
+        let [early] = &told[..] else {
+            panic!("told {}", told.len())
+        };
+        let [planned] = &outcome.files[..] else {
+            panic!("planned {}", outcome.files.len())
+        };
+        assert_eq!(early.edits, planned.edits);
+        assert!(std::sync::Arc::ptr_eq(
+            early.before.as_ref().unwrap(),
+            planned.before.as_ref().unwrap()
+        ));
+        assert_eq!(early.after(), planned.after());
+
+        // Copied from the first function, nearly as close to the second:
+        // told, then refused.
+        let told = Told::default();
+        let outcome = run_telling(&fuzzy_payload(false, 1), &options, &files, Some(&told));
+        assert!(outcome.files.is_empty());
+        assert_eq!(outcome.errors.len(), 1, "{:?}", outcome.errors);
+        assert_eq!(told.0.into_inner().unwrap().len(), 1);
+
+        // The MCP filesystem server's `edit_file`, as a preview.
+        let old_text = "def save(items, target):\\n    data = encode_al(items)\\n";
+        let preview = format!(
+            "{{\"name\": \"edit_file\", \"arguments\": {{\"path\": \"m.py\", \"edits\": \
+             [{{\"oldText\": \"{old_text}\", \"newText\": \"def save(items, target):\\n\"}}], \
+             \"dryRun\": {{}}}}}}"
+        );
+        let told = Told::default();
+        let outcome = run_telling(
+            &preview.replace("{}", "false"),
+            &options,
+            &files,
+            Some(&told),
+        );
+        assert!(outcome.errors.is_empty(), "{:?}", outcome.errors);
+        assert_eq!(told.0.into_inner().unwrap().len(), 1);
+        for payload in [fuzzy_payload(true, 2), preview.replace("{}", "true")] {
+            let told = Told::default();
+            run_telling(&payload, &options, &files, Some(&told));
+            assert!(told.0.into_inner().unwrap().is_empty(), "{payload}");
         }
     }
 }

@@ -34,7 +34,7 @@ use std::sync::Mutex;
 use rustix::fs::Stat;
 
 use crate::disk::{meta, Dir, FsError, Location, RootDir, Stamp, NEW_FILE, PRIVATE};
-use crate::engine::{FileChange, FileStatus};
+use crate::engine::{FileChange, FileStatus, Provisional};
 use crate::text::encoding::{self, Encoding};
 use crate::workspace::WorkspacePath;
 
@@ -151,11 +151,29 @@ pub fn write_all(
     changes: &[FileChange],
     force: bool,
 ) -> Result<Vec<PathBuf>, String> {
+    write_all_with(root, changes, force, None)
+}
+
+/// [`write_all`], taking from `early` the temporary files written while
+/// the engine still checked their changes, for the changes planned with
+/// the same bytes.
+pub fn write_all_with(
+    root: &RootDir,
+    changes: &[FileChange],
+    force: bool,
+    early: Option<&EarlyWrites>,
+) -> Result<Vec<PathBuf>, String> {
     raise_open_file_limit();
     let mut staged = Vec::new();
     let mut created_dirs = Vec::new();
-    let result =
-        stage(root, changes, force, &mut staged, &mut created_dirs).and_then(|()| commit(&staged));
+    let result = stage(
+        root,
+        (changes, early),
+        force,
+        &mut staged,
+        &mut created_dirs,
+    )
+    .and_then(|()| commit(&staged));
     if result.is_err() {
         for s in &staged {
             if let Staged::Replace { at, temp, .. } = s {
@@ -174,6 +192,145 @@ pub fn write_all(
         .collect())
 }
 
+/// Temporary files written while the engine still checks their changes
+/// ([`Provisional`]): when a fuzzy search's first window is told, its new
+/// content is staged at once as [`write_all`] would stage it (the same
+/// checks, a temporary file beside the target, the target's owner, mode
+/// and attributes) and the disk starts writing it back, while the scan
+/// that decides runs. [`write_all_with`] takes a staged file only for a
+/// planned change of the same file with the same bytes (the same text
+/// read, the same edits), and syncs it before any rename like every
+/// other; the files not taken are removed when this is dropped (a
+/// refusal, another window chosen).
+pub struct EarlyWrites {
+    root: std::sync::Arc<RootDir>,
+    force: bool,
+    staged: Mutex<Vec<EarlyWrite>>,
+}
+
+/// One change staged early: what it was made from, and its temporary file.
+struct EarlyWrite {
+    path: WorkspacePath,
+    before: std::sync::Arc<crate::workspace::SourceText>,
+    edits: crate::plan::TextEdits,
+    at: Location,
+    temp: OsString,
+    shown: String,
+    file: File,
+}
+
+impl EarlyWrites {
+    pub fn new(root: std::sync::Arc<RootDir>, force: bool) -> EarlyWrites {
+        EarlyWrites {
+            root,
+            force,
+            staged: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The temporary file staged with `change`'s bytes, if any: made from
+    /// the same text read (the same `Arc`) with the same edits.
+    fn take(&self, change: &FileChange) -> Option<EarlyWrite> {
+        let before = change.before.as_ref()?;
+        if change.from.is_some() || change.status != FileStatus::Modified {
+            return None;
+        }
+        let mut staged = self.staged.lock().unwrap_or_else(|p| p.into_inner());
+        let i = staged.iter().position(|w| {
+            w.path == change.path
+                && std::sync::Arc::ptr_eq(&w.before, before)
+                && w.edits == change.edits
+        })?;
+        Some(staged.swap_remove(i))
+    }
+}
+
+impl Provisional for EarlyWrites {
+    fn provisional(&self, change: &FileChange) {
+        let staged = || self.staged.lock().unwrap_or_else(|p| p.into_inner());
+        // Each keeps two descriptors open until the end.
+        if staged().len() >= SYNC_BATCH {
+            return;
+        }
+        if let Some(early) = stage_early(&self.root, self.force, change) {
+            staged().push(early);
+        }
+    }
+}
+
+/// Stages `change` as `stage` stages it, and starts its writeback; any
+/// refusal is left for the planned change to meet (and report) there.
+fn stage_early(root: &RootDir, force: bool, change: &FileChange) -> Option<EarlyWrite> {
+    let before = change.before.as_ref()?;
+    if change.from.is_some() || change.status != FileStatus::Modified {
+        return None;
+    }
+    let bytes = new_bytes(change)?;
+    let mut created_dirs = Vec::new();
+    let path = &change.path;
+    let staged = stage_put(
+        root,
+        path,
+        path,
+        bytes,
+        Expect::Absent,
+        force,
+        &mut created_dirs,
+    );
+    let Ok((
+        Staged::Replace {
+            at, temp, shown, ..
+        },
+        Some(file),
+    )) = staged
+    else {
+        return None;
+    };
+    if !created_dirs.is_empty() {
+        // The file was gone: nothing to stage early.
+        let _ = at.dir.remove_file(&temp);
+        for (parent, name) in created_dirs.iter().rev() {
+            let _ = parent.remove_dir(name);
+        }
+        return None;
+    }
+    start_writeback(&file);
+    Some(EarlyWrite {
+        path: path.clone(),
+        before: std::sync::Arc::clone(before),
+        edits: change.edits.clone(),
+        at,
+        temp,
+        shown,
+        file,
+    })
+}
+
+impl Drop for EarlyWrites {
+    fn drop(&mut self) {
+        let staged = self.staged.get_mut().unwrap_or_else(|p| p.into_inner());
+        for w in staged.drain(..) {
+            let _ = w.at.dir.remove_file(&w.temp);
+        }
+    }
+}
+
+/// Asks the system to start writing `file`'s pages to disk now, without
+/// waiting (Linux: `sync_file_range`); its sync later waits for less.
+fn start_writeback(file: &File) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        // SAFETY: the descriptor is open for the call (borrowed from
+        // `file`); the flag only starts the writeback of its dirty pages.
+        unsafe {
+            libc::sync_file_range(file.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = file;
+}
+
 /// Every staged file keeps its folder's handle until the end: lift the
 /// soft limit of open files to the hard one, so that a payload touching
 /// thousands of files is not refused for want of descriptors.
@@ -189,9 +346,25 @@ fn raise_open_file_limit() {
     }
 }
 
+/// The bytes `change` gives its file; `None` when it gives none (a
+/// removal). UTF-8 text is streamed from the text before and the edits,
+/// never joined in memory.
+fn new_bytes(change: &FileChange) -> Option<NewBytes<'_>> {
+    let pieces = change.after_pieces()?;
+    let encoding = change
+        .before
+        .as_ref()
+        .map(|b| b.encoding)
+        .unwrap_or_default();
+    Some(match encoding {
+        Encoding::Utf8 => NewBytes::Pieces(pieces),
+        _ => NewBytes::Whole(encoding::encode(change.after().unwrap_or(""), encoding)),
+    })
+}
+
 fn stage<'a>(
     root: &RootDir,
-    changes: &'a [FileChange],
+    (changes, early): (&'a [FileChange], Option<&EarlyWrites>),
     force: bool,
     staged: &mut Vec<Staged<'a>>,
     created_dirs: &mut Vec<(Dir, OsString)>,
@@ -205,33 +378,34 @@ fn stage<'a>(
             .as_ref()
             .map(|b| encoding::encode(&b.text, b.encoding));
         let stamp = change.before.as_ref().and_then(|b| b.stamp);
-        if let Some(pieces) = change.after_pieces() {
-            let encoding = change
-                .before
-                .as_ref()
-                .map(|b| b.encoding)
-                .unwrap_or_default();
-            let bytes = match encoding {
-                // Streamed from the text before and the edits, never
-                // joined in memory.
-                Encoding::Utf8 => NewBytes::Pieces(pieces),
-                _ => NewBytes::Whole(encoding::encode(change.after().unwrap_or(""), encoding)),
-            };
+        if let Some(bytes) = new_bytes(change) {
             // The file read is the target unless the change moves it.
             let expect = match (&change.from, &before) {
                 (None, Some(b)) => Expect::Bytes(b.clone(), stamp),
                 _ => Expect::Absent,
             };
             let source = change.from.as_ref().unwrap_or(&change.path);
-            let (step, temp) = stage_put(
-                root,
-                &change.path,
-                source,
-                bytes,
-                expect,
-                force,
-                created_dirs,
-            )?;
+            let (step, temp) = match early.and_then(|e| e.take(change)) {
+                // Written while the engine still checked it: the same bytes.
+                Some(w) => {
+                    let step = Staged::Replace {
+                        at: w.at,
+                        temp: w.temp,
+                        expect,
+                        shown: w.shown,
+                    };
+                    (step, Some(w.file))
+                }
+                None => stage_put(
+                    root,
+                    &change.path,
+                    source,
+                    bytes,
+                    expect,
+                    force,
+                    created_dirs,
+                )?,
+            };
             if let (Some(file), Staged::Replace { shown, .. }) = (temp, &step) {
                 unsynced.push((file, shown.clone()));
             }
@@ -685,6 +859,75 @@ mod tests {
         names
     }
 
+    /// A change staged early becomes the file when the plan keeps the
+    /// same change (its temporary file is the one renamed: no other is
+    /// made), and is removed, never renamed, when the plan keeps another
+    /// change or none.
+    #[test]
+    fn a_change_staged_early_is_taken_only_when_planned_the_same() {
+        use crate::plan::{After, TextEdit, TextEdits};
+        let temps = |dir: &std::path::Path| {
+            names(dir)
+                .into_iter()
+                .filter(|n| n.ends_with(".llm-edit-tmp"))
+                .collect::<Vec<_>>()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let (files, changes) = plan(dir.path(), &["a.txt"]);
+        let root = std::sync::Arc::clone(files.root_dir());
+
+        // The same change: its early file is the one renamed.
+        let early = EarlyWrites::new(root.clone(), false);
+        early.provisional(&changes[0]);
+        let staged = temps(dir.path());
+        assert_eq!(staged.len(), 1, "{:?}", names(dir.path()));
+        let ino = |name: &str| {
+            use std::os::unix::fs::MetadataExt;
+            std::fs::metadata(dir.path().join(name)).unwrap().ino()
+        };
+        let staged_ino = ino(&staged[0]);
+        write_all_with(&root, &changes, false, Some(&early)).unwrap();
+        assert_eq!(names(dir.path()), ["a.txt"]);
+        assert_eq!(ino("a.txt"), staged_ino);
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+            "1\n"
+        );
+        drop(early);
+        assert_eq!(names(dir.path()), ["a.txt"]);
+
+        // Another change planned (other edits of the same text read): the
+        // early file is left, then removed; the plan's change is written.
+        let (files, changes) = plan(dir.path(), &["a.txt"]);
+        let root = std::sync::Arc::clone(files.root_dir());
+        let mut other = changes[0].clone();
+        other.edits = TextEdits::new(vec![TextEdit::new(0..3, "uno")]).unwrap();
+        other.content = After::edited();
+        let early = EarlyWrites::new(root.clone(), false);
+        early.provisional(&other);
+        assert_eq!(temps(dir.path()).len(), 1);
+        write_all_with(&root, &changes, false, Some(&early)).unwrap();
+        assert_eq!(temps(dir.path()).len(), 1);
+        drop(early);
+        assert_eq!(names(dir.path()), ["a.txt"]);
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+            "1\n"
+        );
+
+        // Nothing planned (a refusal): removed, the file untouched.
+        let (files, changes) = plan(dir.path(), &["a.txt"]);
+        let early = EarlyWrites::new(std::sync::Arc::clone(files.root_dir()), false);
+        early.provisional(&changes[0]);
+        assert_eq!(temps(dir.path()).len(), 1);
+        drop(early);
+        assert_eq!(names(dir.path()), ["a.txt"]);
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+            "one\n"
+        );
+    }
+
     /// A file read again is compared in pieces: equal only when every
     /// piece is (a difference in the last byte of a later piece, or at a
     /// piece's edge, is seen), and only at the expected size.
@@ -720,7 +963,14 @@ mod tests {
             let (files, changes) = plan(dir.path(), &all[..count]);
             let mut staged = Vec::new();
             let mut created = Vec::new();
-            stage(files.root_dir(), &changes, false, &mut staged, &mut created).unwrap();
+            stage(
+                files.root_dir(),
+                (&changes, None),
+                false,
+                &mut staged,
+                &mut created,
+            )
+            .unwrap();
             // The last target changes after planning: its step fails.
             std::fs::write(dir.path().join(all[count - 1]), "mine\n").unwrap();
             let err = commit(&staged).unwrap_err();

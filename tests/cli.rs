@@ -263,6 +263,45 @@ fn fuzzy_threshold_turns_on_fuzzy_matching() {
     );
 }
 
+/// A fuzzy search's first window is written early (while the scan that
+/// decides runs): when the scan then refuses (another window nearly as
+/// close), the file is untouched and no temporary file is left; when it
+/// picks that window, the file is written and none is left either.
+#[test]
+fn a_fuzzy_edit_written_early_leaves_nothing_behind() {
+    let load = |n: u32| {
+        format!(
+            "def load_{n}(path, limit):\n    rows = read_rows(path, limit, {n})\n    \
+             return rows[:limit]\n\n\n"
+        )
+    };
+    let file = format!("import os\n\n\n{}{}", load(1), load(2));
+    let ws = Workspace::new(&[("m.py", file.as_bytes())]);
+    let search = |n: u32| {
+        format!("def load_{n}(path, limit):\n    rows = read_rows(path, limt, {n})\n    return rows[:limit]\n")
+    };
+    let leftovers = || {
+        std::fs::read_dir(ws.root())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n != "m.py")
+            .collect::<Vec<_>>()
+    };
+    let replace = "def load_1(path, limit):\n    return []\n";
+    let out = ws.apply(&["--fuzzy", "0.85"], &sr("m.py", &search(1), replace));
+    check(&ws, &out, 1, "m.py", file.as_bytes());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("ambiguous"));
+    assert_eq!(leftovers(), Vec::<String>::new());
+
+    let other = "class Cache:\n    entries = {}\n    hits = misses = 0\n\n\n";
+    let unique = file.replace(&load(2), other);
+    std::fs::write(ws.root().join("m.py"), &unique).unwrap();
+    let out = ws.apply(&["--fuzzy", "0.85"], &sr("m.py", &search(1), replace));
+    let want = unique.replace(&load(1), &format!("{replace}\n\n"));
+    check(&ws, &out, 0, "m.py", want.as_bytes());
+    assert_eq!(leftovers(), Vec::<String>::new());
+}
+
 #[test]
 fn payload_from_a_file() {
     let ws = Workspace::new(&[("a.txt", b"one\n")]);

@@ -24,14 +24,19 @@ pub fn run(args: &ApplyArgs) -> anyhow::Result<ExitCode> {
     let files = DiskFiles::new(&args.root)
         .with_context(|| format!("cannot open the root {}", args.root.display()))?;
     let files_root = std::sync::Arc::clone(files.root_dir());
+    // Changes are staged while the engine still checks them (the disk
+    // writes while a fuzzy scan runs); those the plan does not keep are
+    // removed when this is dropped.
+    let early = (!args.dry_run).then(|| write::EarlyWrites::new(files_root.clone(), args.force));
+    let telling = early.as_ref().map(|e| e as &dyn engine::Provisional);
     let mut outcome = match &args.context {
         Some(dir) => {
             let snapshot = ContextStore::from_dir(dir)
                 .with_context(|| format!("cannot open the context folder {}", dir.display()))?;
             let files = WithSnapshot::new(files, snapshot);
-            engine::run(&payload, &options, &files)
+            engine::run_telling(&payload, &options, &files, telling)
         }
-        None => engine::run(&payload, &options, &files),
+        None => engine::run_telling(&payload, &options, &files, telling),
     };
     test_hook::after_plan();
 
@@ -53,7 +58,8 @@ pub fn run(args: &ApplyArgs) -> anyhow::Result<ExitCode> {
         let (result, warnings) = std::thread::scope(|scope| {
             let warnings = (!to_parse.is_empty())
                 .then(|| scope.spawn(|| engine::syntax_warnings_of(&to_parse)));
-            let result = write::write_all(files_root.as_ref(), &outcome.files, args.force);
+            let result =
+                write::write_all_with(&files_root, &outcome.files, args.force, early.as_ref());
             (result, warnings.map(|w| w.join().unwrap_or_default()))
         });
         match result {
@@ -64,6 +70,9 @@ pub fn run(args: &ApplyArgs) -> anyhow::Result<ExitCode> {
     } else if check {
         outcome.warnings = engine::syntax_warnings(&outcome.files);
     }
+    // What was staged early and not taken goes now.
+    drop(early);
+
     if let Some(e) = &write_error {
         bail!("nothing was changed: {e}");
     }

@@ -123,7 +123,7 @@ fn edit_line(
     }
     let path = change.from.as_ref().unwrap_or(&change.path);
     let config = crate::engine::resolve_config(options);
-    match resolve::resolve_file(path, &[edit], source, &config) {
+    match resolve::resolve_file(path, &[edit], source, &config, None) {
         FileResult::Changed(alone) => alone
             .iter()
             .find(|c| same_file(c, path))

@@ -45,7 +45,7 @@ pub fn resolve_changed_file(
         version: None,
         stamp: None,
     });
-    let changes = match resolve_text(path, edits, source, config, Some(base)) {
+    let changes = match resolve_text(path, edits, source, (config, None), Some(base)) {
         FileResult::Changed(changes) => changes,
         failed => return failed,
     };

@@ -90,6 +90,17 @@ pub enum FileResult {
     Partial(Vec<FileChange>, Vec<EditError>),
 }
 
+/// Told a file's likely change while its resolution still checks it: the
+/// change the file gets if the check confirms the match found first
+/// (today pass 7's seed window, told before the scan of the whole file
+/// that decides whether another window rivals it; only for a file's only
+/// edit, on a file that exists). A writer can stage those bytes
+/// meanwhile; the outcome still decides: the change told may not be the
+/// one planned, or the file may fail.
+pub trait Provisional: Sync {
+    fn provisional(&self, change: &FileChange);
+}
+
 /// Whether the file is there, as the edits so far left it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Presence {
@@ -99,11 +110,14 @@ enum Presence {
 }
 
 /// Resolves the edits of one file, in payload order.
+/// `provisional`, when given, is told the file's likely change early
+/// ([`Provisional`]).
 pub fn resolve_file(
     path: &WorkspacePath,
     edits: &[&Edit],
     source: &dyn FileSource,
     config: &ResolveConfig,
+    provisional: Option<&dyn Provisional>,
 ) -> FileResult {
     let loaded = match source.load(path) {
         Ok(loaded) => loaded,
@@ -115,7 +129,7 @@ pub fn resolve_file(
             return conflict::resolve_changed_file(path, edits, source, config, loaded, &snapshot);
         }
     }
-    resolve_text(path, edits, source, config, loaded)
+    resolve_text(path, edits, source, (config, provisional), loaded)
 }
 
 /// Up to this many located replacements of one step are spliced into the
@@ -124,11 +138,11 @@ const FEW_EDITS: usize = 4;
 
 /// Resolves the edits of one file against `loaded` (its text, or `None`
 /// when it does not exist).
-fn resolve_text(
+fn resolve_text<'c>(
     path: &WorkspacePath,
     edits: &[&Edit],
     source: &dyn FileSource,
-    config: &ResolveConfig,
+    (config, provisional): (&'c ResolveConfig, Option<&'c dyn Provisional>),
     loaded: Option<Arc<SourceText>>,
 ) -> FileResult {
     let original: &str = loaded.as_ref().map_or("", |s| s.text.as_str());
@@ -145,6 +159,9 @@ fn resolve_text(
         config,
         edits,
     );
+    if let ([_], Some(provisional), Some(loaded)) = (edits, provisional, &loaded) {
+        file.early = Some((provisional, Arc::clone(loaded)));
+    }
     let mut i = 0;
     while i < edits.len() {
         if std::time::Instant::now() > config.deadline {
@@ -228,6 +245,9 @@ struct FileResolver<'o, 'c> {
     /// The state before each applied edit, kept only when the payload
     /// undoes one of this file's edits.
     history: Option<Vec<Saved<'o>>>,
+    /// Who is told the file's change early, and the file as read: only
+    /// for a file's only edit ([`Provisional`]).
+    early: Option<(&'c dyn Provisional, Arc<SourceText>)>,
 }
 
 /// What an undo restores.
@@ -282,6 +302,7 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
             errors: Vec::new(),
             applied: Vec::new(),
             history: edits.iter().any(|e| e.op == EditOp::Undo).then(Vec::new),
+            early: None,
         };
         file.reserve(edits);
         file.find_original_hits(edits);
@@ -313,7 +334,48 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
             line_ending: self.line_ending,
             style: self.style,
             language: self.language,
+            early: None,
         }
+    }
+
+    /// Tells [`Self::early`]'s listener the change the file gets if the
+    /// search it is resolving (its only edit, `edit`) writes `located`.
+    fn tell_early(&self, edit: &Edit, located: &[Located]) {
+        let Some((listener, loaded)) = &self.early else {
+            return;
+        };
+        let unchanged = self.applied.is_empty() && self.errors.is_empty();
+        if !unchanged || self.presence != Presence::Present || self.renamed_to.is_some() {
+            return;
+        }
+        let mut doc = Doc::new(self.doc.original());
+        let mut located = located.to_vec();
+        located.sort_by_key(|l| l.range.start);
+        if located
+            .windows(2)
+            .any(|w| w[0].range.end > w[1].range.start)
+        {
+            return;
+        }
+        for l in located.iter().rev() {
+            doc.replace(l.range.clone(), &l.text);
+        }
+        let Ok(edits) = TextEdits::new(doc.edits()) else {
+            return;
+        };
+        let edits = edits.minimized(doc.original());
+        if edits.is_empty() {
+            return;
+        }
+        listener.provisional(&FileChange {
+            path: self.path.clone(),
+            from: None,
+            status: FileStatus::Modified,
+            before: Some(Arc::clone(loaded)),
+            content: After::edited(),
+            edits,
+            edit_indices: vec![edit.index],
+        });
     }
 
     fn messages(&self) -> Messages<'_> {
@@ -585,7 +647,12 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
         let hint = self.current_hint(r.line_hint);
         let none = doc::OrigHits::default();
         let hits = self.orig_hits.get(edit.index).unwrap_or(&none);
-        let result = self.locator().locate(&self.doc, r, edit.format, hits, hint);
+        let tell = |located: &[Located]| self.tell_early(edit, located);
+        let locator = Locator {
+            early: self.early.is_some().then_some(&tell as &dyn Fn(&[Located])),
+            ..self.locator()
+        };
+        let result = locator.locate(&self.doc, r, edit.format, hits, hint);
         match result {
             Ok(located) => {
                 if let Some(e) = self.hint_against_neighbours(edit, r, &located, hits, hint) {

@@ -35,6 +35,9 @@ impl Locator<'_> {
         // threshold, and any nearly as close as the best of them.
         let floor = (threshold - FUZZY_MARGIN).max(0.0);
         let deadline = self.config.deadline;
+        // The seed's match, when told early (`Locator::early`): what the
+        // choice writes if it picks the same window.
+        let mut told: Option<(Range<usize>, Located)> = None;
         let scan = self
             .fuzzy_near_hint(
                 lines,
@@ -46,7 +49,12 @@ impl Locator<'_> {
             )
             .unwrap_or_else(|| match hint {
                 // The window chosen, if any, is then the only candidate.
-                None => fuzzy::find_deciding(lines, &search, (threshold, FUZZY_MARGIN), deadline),
+                None => {
+                    let seed = fuzzy::seed(lines, &search, floor, threshold + FUZZY_MARGIN);
+                    told = self.tell_early(lines, seed, threshold, (&search, &replace), r);
+                    let margins = (threshold, FUZZY_MARGIN);
+                    fuzzy::find_deciding_from(lines, &search, margins, seed, deadline)
+                }
                 Some(_) => fuzzy::find(lines, &search, floor, deadline),
             });
         // A scan cut short may have missed the best window or its rival.
@@ -85,23 +93,63 @@ impl Locator<'_> {
         Some(
             chosen
                 .into_iter()
-                .map(|m| {
-                    let file: Vec<&str> = m.clone().map(|i| lines.line(i)).collect();
-                    // Lines are paired by position: only when each pair is
-                    // plainly the same line (no line inserted or dropped).
-                    let outside = (
-                        m.start.checked_sub(1).map(|i| lines.line(i)),
-                        (m.end < lines.len()).then(|| lines.line(m.end)),
-                    );
-                    if !fuzzy::pairs_line_by_line(&file, &search, outside) {
-                        return Err(Miss::NotFound {
-                            near: self.nearest(lines, &search),
-                        });
-                    }
-                    self.written_match(lines, Pass::Fuzzy, m, (&search, &replace), r)
+                .map(|m| match told.take() {
+                    // The same window, the same match (a function of them).
+                    Some((at, located)) if at == m => Ok(located),
+                    _ => self
+                        .fuzzy_written(lines, m, (&search, &replace), r)
+                        .unwrap_or_else(|| {
+                            Err(Miss::NotFound {
+                                near: self.nearest(lines, &search),
+                            })
+                        }),
                 })
                 .collect(),
         )
+    }
+
+    /// What a fuzzy match of window `m` writes; `None` when its lines
+    /// do not pair one to one with the search's.
+    fn fuzzy_written(
+        &self,
+        lines: &Lines,
+        m: Range<usize>,
+        (search, replace): (&[&str], &[&str]),
+        r: &Replace,
+    ) -> Option<Result<Located, Miss>> {
+        let file: Vec<&str> = m.clone().map(|i| lines.line(i)).collect();
+        // Lines are paired by position: only when each pair is plainly
+        // the same line (no line inserted or dropped).
+        let outside = (
+            m.start.checked_sub(1).map(|i| lines.line(i)),
+            (m.end < lines.len()).then(|| lines.line(m.end)),
+        );
+        if !fuzzy::pairs_line_by_line(&file, search, outside) {
+            return None;
+        }
+        Some(self.written_match(lines, Pass::Fuzzy, m, (search, replace), r))
+    }
+
+    /// Tells [`Locator::early`], when set, the match of the seed window
+    /// (one above the threshold) before the scan that decides: the scan
+    /// picks it unless another window rivals it. Returns the window and
+    /// its match, for the choice to reuse.
+    fn tell_early(
+        &self,
+        lines: &Lines,
+        seed: Option<fuzzy::Scored>,
+        threshold: f64,
+        (search, replace): (&[&str], &[&str]),
+        r: &Replace,
+    ) -> Option<(Range<usize>, Located)> {
+        let early = self.early?;
+        let seed = seed.filter(|s| s.similarity >= threshold && !r.replace_all)?;
+        let m = seed.start..seed.start + search.len();
+        let located = self
+            .fuzzy_written(lines, m.clone(), (search, replace), r)?
+            .ok()?;
+        early(std::slice::from_ref(&located));
+        Some((m, located))
     }
 
     /// The fuzzy scan of the windows within [`HINT_CLEAR`] lines of a line

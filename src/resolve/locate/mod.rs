@@ -125,7 +125,15 @@ pub struct Locator<'a> {
     pub style: indent::LazyStyle<'a>,
     /// The file's language, when it has a grammar (syntax as evidence).
     pub language: Option<Language>,
+    /// Told the match found first, before a long check decides on it
+    /// (pass 7's seed window, before its scan of the file): what the
+    /// search writes if the check confirms it. Set for a file's only
+    /// edit when the caller stages changes early ([`super::Provisional`]).
+    pub early: Option<EarlyListener<'a>>,
 }
+
+/// Who is told a match early ([`Locator::early`]).
+pub type EarlyListener<'a> = &'a dyn Fn(&[Located]);
 
 /// A search split into lines (without terminators).
 pub fn split_lines(text: &str, unit: MatchUnit) -> Vec<&str> {

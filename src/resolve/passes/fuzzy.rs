@@ -202,11 +202,26 @@ pub fn find_deciding(
     deadline: Instant,
 ) -> FuzzyScan {
     let floor = (threshold - margin).max(0.0);
-    let raised = seed(file, search, floor, threshold + margin).map_or(floor, |s| {
+    let seed = seed(file, search, floor, threshold + margin);
+    find_deciding_from(file, search, (threshold, margin), seed, deadline)
+}
+
+/// [`find_deciding`] from a seed its caller found beforehand ([`seed`],
+/// with the floor `threshold - margin` and `enough` at `threshold +
+/// margin`).
+pub fn find_deciding_from(
+    file: &Lines,
+    search: &[&str],
+    (threshold, margin): (f64, f64),
+    seed: Option<Scored>,
+    deadline: Instant,
+) -> FuzzyScan {
+    let floor = (threshold - margin).max(0.0);
+    let raised = seed.map_or(floor, |s| {
         // The same expression the choice computes its rivals' floor with
         // from the best's similarity, so that the seed's floor is never
         // above it (a subtraction rounds monotonically).
-        (s - margin).max(0.0).min(threshold).max(floor)
+        (s.similarity - margin).max(0.0).min(threshold).max(floor)
     });
     find(file, search, raised, deadline)
 }
@@ -216,8 +231,9 @@ pub fn find_deciding(
 /// first line's places are known from the passes before), as the scan
 /// scores them; `None` when none is at or above `floor`. Looks at the
 /// last line only when the first gives none at `enough` (a seed there
-/// raises the floor as far as it goes).
-fn seed(file: &Lines, search: &[&str], floor: f64, enough: f64) -> Option<f64> {
+/// raises the floor as far as it goes). Of windows equally similar, the
+/// first found.
+pub fn seed(file: &Lines, search: &[&str], floor: f64, enough: f64) -> Option<Scored> {
     /// Places tried per line: a line found in many places says little.
     const PLACES: usize = 4;
     let n = search.len();
@@ -225,7 +241,7 @@ fn seed(file: &Lines, search: &[&str], floor: f64, enough: f64) -> Option<f64> {
         return None;
     }
     let mut plain = Plain::new(search);
-    let mut best: Option<f64> = None;
+    let mut best: Option<Scored> = None;
     for (j, line) in [(0, search[0]), (n - 1, search[n - 1])] {
         let core = line.trim();
         if core.is_empty() {
@@ -235,11 +251,13 @@ fn seed(file: &Lines, search: &[&str], floor: f64, enough: f64) -> Option<f64> {
             let Some(start) = (at as usize).checked_sub(j).filter(|s| s + n <= file.len()) else {
                 continue;
             };
-            if let Some(s) = plain.window(file, start, floor).map(|w| w.similarity()) {
-                best = Some(best.map_or(s, |b: f64| b.max(s)));
+            if let Some(similarity) = plain.window(file, start, floor).map(|w| w.similarity()) {
+                if best.is_none_or(|b| similarity > b.similarity) {
+                    best = Some(Scored { start, similarity });
+                }
             }
         }
-        if best.is_some_and(|b| b >= enough) || n == 1 {
+        if best.is_some_and(|b| b.similarity >= enough) || n == 1 {
             break;
         }
     }
