@@ -2,7 +2,6 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
 use llm_edit_lsp::cli::args::{Cli, Command};
 use llm_edit_lsp::cli::huge_pages::{self, LargeOnHugePages};
 

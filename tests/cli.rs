@@ -150,6 +150,63 @@ fn exit_2_on_usage_and_io_errors() {
     }
 }
 
+/// The command line as editors and users write it: the language server
+/// takes `--log-level` and `--stdio` after `lsp` (the VS Code extension's
+/// debug launch passes `lsp --log-level debug`), help goes to stdout with
+/// status 0, a wrong argument to stderr with the usage line and status 2.
+#[test]
+fn command_line_as_editors_and_users_write_it() {
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_llm-edit-lsp"))
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    for args in [
+        &["lsp", "--log-level", "debug"][..],
+        &["lsp", "--stdio"],
+        &["--stdio"],
+        &["--log-level", "warn", "lsp"],
+    ] {
+        // Standard input closed before `exit`: the server ends with 1.
+        let out = run(args);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    for args in [
+        &["--help"][..],
+        &["apply", "--help"],
+        &["help", "mcp"],
+        &["-V"],
+    ] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(
+            out.stdout.starts_with(b"llm-edit-lsp ")
+                || String::from_utf8_lossy(&out.stdout).contains("Usage: llm-edit-lsp"),
+            "{args:?}"
+        );
+        assert!(out.stderr.is_empty());
+    }
+    let out = run(&["apply", "--fuzy", "0.9"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("error: unexpected argument '--fuzy' found"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("Usage: llm-edit-lsp apply [OPTIONS] [PAYLOAD|-]"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
+}
+
 #[test]
 fn json_report_shape() {
     let ws = Workspace::new(&[

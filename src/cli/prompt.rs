@@ -1,5 +1,6 @@
 //! `llm-edit-lsp prompt --format NAME [--json]`: the prompt kit of a format.
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -19,15 +20,19 @@ pub fn run(args: &PromptArgs) -> anyhow::Result<ExitCode> {
         )
     })?;
     let kit = prompt::kit(format);
+    // Written, not printed: a reader that stops early (`| head`) ends the
+    // output with `BrokenPipe`, which `main` takes as success.
+    let mut out = std::io::stdout().lock();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&kit)?);
+        writeln!(out, "{}", serde_json::to_string_pretty(&kit)?)?;
     } else {
-        print!("{}", kit.instructions);
+        write!(out, "{}", kit.instructions)?;
         if let Some(tools) = &kit.tools {
-            println!(
+            writeln!(
+                out,
                 "\nTool schemas (JSON):\n{}",
                 serde_json::to_string_pretty(tools)?
-            );
+            )?;
         }
     }
     Ok(ExitCode::SUCCESS)
