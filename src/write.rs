@@ -232,7 +232,9 @@ impl EarlyWrites {
     /// the same text read (the same `Arc`) with the same edits.
     fn take(&self, change: &FileChange) -> Option<EarlyWrite> {
         let before = change.before.as_ref()?;
-        if change.from.is_some() || change.status != FileStatus::Modified {
+        // Its bytes are then the text read with the edits applied.
+        let edited = matches!(change.content, crate::plan::After::Edited(_));
+        if change.from.is_some() || change.status != FileStatus::Modified || !edited {
             return None;
         }
         let mut staged = self.staged.lock().unwrap_or_else(|p| p.into_inner());
@@ -262,7 +264,8 @@ impl Provisional for EarlyWrites {
 /// refusal is left for the planned change to meet (and report) there.
 fn stage_early(root: &RootDir, force: bool, change: &FileChange) -> Option<EarlyWrite> {
     let before = change.before.as_ref()?;
-    if change.from.is_some() || change.status != FileStatus::Modified {
+    let edited = matches!(change.content, crate::plan::After::Edited(_));
+    if change.from.is_some() || change.status != FileStatus::Modified || !edited {
         return None;
     }
     let bytes = new_bytes(change)?;
