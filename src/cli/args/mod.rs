@@ -2,7 +2,7 @@
 //! `--name=VALUE`, `--` before a payload path that starts with `-`) and
 //! checked here: a process that only applies a payload spends a few
 //! microseconds on its arguments (clap's parser took 80-90 µs of a 3 ms
-//! run). The help texts are in [`help`].
+//! run). The help texts are in `help.rs`.
 
 mod help;
 
@@ -62,23 +62,37 @@ pub enum OnConflictArg {
     Overwrite,
 }
 
-/// `llm-edit-lsp apply` (`help::APPLY` says what each is).
+/// `llm-edit-lsp apply` (`help::APPLY` says what each is to users).
 #[derive(Debug, PartialEq)]
 pub struct ApplyArgs {
+    /// `--root DIR` (default `.`): every payload path is relative to it.
     pub root: PathBuf,
+    /// `--format NAME` as given (`auto` or a format's name; checked by the
+    /// command).
     pub format: Option<String>,
+    /// `--context DIR`: the snapshots the LLM saw, mirroring the root.
     pub context: Option<PathBuf>,
+    /// `--on-conflict` (default `merge`).
     pub on_conflict: OnConflictArg,
+    /// `--partial`: write what resolved even when other edits failed.
     pub partial: bool,
+    /// `--match` (default `tolerant`).
     pub match_mode: MatchArg,
+    /// `--fuzzy T`, unchecked ([`fuzzy_threshold`] checks it).
     pub fuzzy: Option<f64>,
+    /// `--deadline SECONDS`, unchecked ([`deadline`] checks it).
     pub deadline: Option<f64>,
+    /// `--dry-run`: write nothing, print the diff.
     pub dry_run: bool,
+    /// `--json`: the JSON report on stdout.
     pub json: bool,
+    /// `--force`: write read-only files too.
     pub force: bool,
+    /// `--git-add`: stage the files written.
     pub git_add: bool,
+    /// `--no-syntax-check`: no syntax warnings.
     pub no_syntax_check: bool,
-    /// The payload file, or `-` for standard input.
+    /// The payload file, or `-` for standard input (the default).
     pub payload: String,
 }
 
@@ -91,14 +105,20 @@ pub struct PromptArgs {
     pub json: bool,
 }
 
-/// `llm-edit-lsp mcp` (`help::MCP` says what each is).
+/// `llm-edit-lsp mcp` (`help::MCP` says what each is to users).
 #[derive(Debug, Default, PartialEq)]
 pub struct McpArgs {
+    /// `--root DIR`, each time given: the folders the tools may edit.
     pub root: Vec<PathBuf>,
+    /// `--on-conflict` (default `merge`).
     pub on_conflict: OnConflictArg,
+    /// `--require-read`: refuse edits to files the session has not read.
     pub require_read: bool,
+    /// `--match` (default `tolerant`).
     pub match_mode: MatchArg,
+    /// `--fuzzy T`, unchecked ([`fuzzy_threshold`] checks it).
     pub fuzzy: Option<f64>,
+    /// `--deadline SECONDS` per tool call, unchecked ([`deadline`]).
     pub deadline: Option<f64>,
 }
 
