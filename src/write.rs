@@ -180,9 +180,7 @@ pub fn write_all_with(
                 let _ = at.dir.remove_file(temp);
             }
         }
-        for (parent, name) in created_dirs.iter().rev() {
-            let _ = parent.remove_dir(name);
-        }
+        remove_created(&created_dirs);
     }
     result?;
     Ok(changes
@@ -231,12 +229,7 @@ impl EarlyWrites {
     /// The temporary file staged with `change`'s bytes, if any: made from
     /// the same text read (the same `Arc`) with the same edits.
     fn take(&self, change: &FileChange) -> Option<EarlyWrite> {
-        let before = change.before.as_ref()?;
-        // Its bytes are then the text read with the edits applied.
-        let edited = matches!(change.content, crate::plan::After::Edited(_));
-        if change.from.is_some() || change.status != FileStatus::Modified || !edited {
-            return None;
-        }
+        let before = edited_in_place(change)?;
         let mut staged = self.staged.lock().unwrap_or_else(|p| p.into_inner());
         let i = staged.iter().position(|w| {
             w.path == change.path
@@ -263,11 +256,7 @@ impl Provisional for EarlyWrites {
 /// Stages `change` as `stage` stages it, and starts its writeback; any
 /// refusal is left for the planned change to meet (and report) there.
 fn stage_early(root: &RootDir, force: bool, change: &FileChange) -> Option<EarlyWrite> {
-    let before = change.before.as_ref()?;
-    let edited = matches!(change.content, crate::plan::After::Edited(_));
-    if change.from.is_some() || change.status != FileStatus::Modified || !edited {
-        return None;
-    }
+    let before = edited_in_place(change)?;
     let bytes = new_bytes(change)?;
     let mut created_dirs = Vec::new();
     let path = &change.path;
@@ -292,9 +281,7 @@ fn stage_early(root: &RootDir, force: bool, change: &FileChange) -> Option<Early
     if !created_dirs.is_empty() {
         // The file was gone: nothing to stage early.
         let _ = at.dir.remove_file(&temp);
-        for (parent, name) in created_dirs.iter().rev() {
-            let _ = parent.remove_dir(name);
-        }
+        remove_created(&created_dirs);
         return None;
     }
     start_writeback(&file);
@@ -307,6 +294,22 @@ fn stage_early(root: &RootDir, force: bool, change: &FileChange) -> Option<Early
         shown,
         file,
     })
+}
+
+/// The text read, when `change` edits it in place (modified, not moved,
+/// its bytes that text with its edits applied): what an early staging
+/// stages and what taking one compares.
+fn edited_in_place(change: &FileChange) -> Option<&std::sync::Arc<crate::workspace::SourceText>> {
+    let edited = matches!(change.content, crate::plan::After::Edited(_));
+    let in_place = change.from.is_none() && change.status == FileStatus::Modified;
+    change.before.as_ref().filter(|_| edited && in_place)
+}
+
+/// Removes the folders staging created (innermost first).
+fn remove_created(created_dirs: &[(Dir, OsString)]) {
+    for (parent, name) in created_dirs.iter().rev() {
+        let _ = parent.remove_dir(name);
+    }
 }
 
 impl Drop for EarlyWrites {

@@ -338,44 +338,18 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
         }
     }
 
-    /// Tells [`Self::early`]'s listener the change the file gets if the
-    /// search it is resolving (its only edit, `edit`) writes `located`.
-    fn tell_early(&self, edit: &Edit, located: &[Located]) {
+    /// Tells [`Self::early`]'s listener the change the file gets if its
+    /// only edit, `edit` (nothing applied before it), writes `located`.
+    fn tell_early(&self, edit: &Edit, located: &Located) {
         let Some((listener, loaded)) = &self.early else {
             return;
         };
-        let unchanged = self.applied.is_empty() && self.errors.is_empty();
-        if !unchanged || self.presence != Presence::Present || self.renamed_to.is_some() {
-            return;
-        }
         let mut doc = Doc::new(self.doc.original());
-        let mut located = located.to_vec();
-        located.sort_by_key(|l| l.range.start);
-        if located
-            .windows(2)
-            .any(|w| w[0].range.end > w[1].range.start)
-        {
-            return;
+        doc.replace(located.range.clone(), &located.text);
+        let change = self.edited_change(&doc, Some(Arc::clone(loaded)), vec![edit.index]);
+        if let Some(change) = change {
+            listener.provisional(&change);
         }
-        for l in located.iter().rev() {
-            doc.replace(l.range.clone(), &l.text);
-        }
-        let Ok(edits) = TextEdits::new(doc.edits()) else {
-            return;
-        };
-        let edits = edits.minimized(doc.original());
-        if edits.is_empty() {
-            return;
-        }
-        listener.provisional(&FileChange {
-            path: self.path.clone(),
-            from: None,
-            status: FileStatus::Modified,
-            before: Some(Arc::clone(loaded)),
-            content: After::edited(),
-            edits,
-            edit_indices: vec![edit.index],
-        });
     }
 
     fn messages(&self) -> Messages<'_> {
@@ -647,9 +621,9 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
         let hint = self.current_hint(r.line_hint);
         let none = doc::OrigHits::default();
         let hits = self.orig_hits.get(edit.index).unwrap_or(&none);
-        let tell = |located: &[Located]| self.tell_early(edit, located);
+        let tell = |located: &Located| self.tell_early(edit, located);
         let locator = Locator {
-            early: self.early.is_some().then_some(&tell as &dyn Fn(&[Located])),
+            early: self.early.is_some().then_some(&tell as &dyn Fn(&Located)),
             ..self.locator()
         };
         let result = locator.locate(&self.doc, r, edit.format, hits, hint);
@@ -864,7 +838,6 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
 
     fn change(&self, loaded: Option<Arc<SourceText>>) -> Option<FileChange> {
         let path = self.renamed_to.clone().unwrap_or_else(|| self.path.clone());
-        let from = self.renamed_to.as_ref().map(|_| self.path.clone());
         match (self.existed, self.presence) {
             (false, Presence::Missing) | (false, Presence::Deleted) => None,
             (true, Presence::Deleted) => Some(FileChange {
@@ -885,28 +858,40 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
                 edits: TextEdits::default(),
                 edit_indices: self.applied.clone(),
             }),
-            (true, _) => {
-                let edits = TextEdits::new(self.doc.edits())
-                    .unwrap_or_default()
-                    .minimized(self.doc.original());
-                if edits.is_empty() && from.is_none() {
-                    return None;
-                }
-                Some(FileChange {
-                    path,
-                    status: if from.is_some() {
-                        FileStatus::Renamed
-                    } else {
-                        FileStatus::Modified
-                    },
-                    from,
-                    before: loaded,
-                    // Joined only when asked: a writer streams the pieces.
-                    content: After::edited(),
-                    edits,
-                    edit_indices: self.applied.clone(),
-                })
-            }
+            (true, _) => self.edited_change(&self.doc, loaded, self.applied.clone()),
         }
+    }
+
+    /// The change of the existing file when its text is `doc`'s, made by
+    /// the payload edits `edit_indices`; `None` when it neither changes
+    /// nor moves.
+    fn edited_change(
+        &self,
+        doc: &Doc,
+        loaded: Option<Arc<SourceText>>,
+        edit_indices: Vec<usize>,
+    ) -> Option<FileChange> {
+        let path = self.renamed_to.clone().unwrap_or_else(|| self.path.clone());
+        let from = self.renamed_to.as_ref().map(|_| self.path.clone());
+        let edits = TextEdits::new(doc.edits())
+            .unwrap_or_default()
+            .minimized(doc.original());
+        if edits.is_empty() && from.is_none() {
+            return None;
+        }
+        Some(FileChange {
+            path,
+            status: if from.is_some() {
+                FileStatus::Renamed
+            } else {
+                FileStatus::Modified
+            },
+            from,
+            before: loaded,
+            // Joined only when asked: a writer streams the pieces.
+            content: After::edited(),
+            edits,
+            edit_indices,
+        })
     }
 }

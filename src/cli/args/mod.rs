@@ -216,7 +216,7 @@ impl Cli {
                     });
                     return Ok(cli);
                 }
-                other => return Err(unexpected(other, help)),
+                other => return Err(unexpected(&arg_name(&other), help)),
             }
         }
         Ok(cli)
@@ -243,64 +243,54 @@ fn help_of(p: &mut lexopt::Parser) -> Result<&'static str, Exit> {
                 })
             }
         },
-        _ => return Err(unexpected(arg, top)),
+        _ => return Err(unexpected(&arg_name(&arg), top)),
     };
     match p.next().map_err(|e| usage(e, top))? {
         None => Ok(text),
-        Some(arg) => Err(unexpected(arg, top)),
+        Some(arg) => Err(unexpected(&arg_name(&arg), top)),
     }
 }
 
 fn apply(p: &mut lexopt::Parser) -> Result<ApplyArgs, Exit> {
     let help = help::APPLY;
-    let mut root = None;
-    let mut format = None;
-    let mut context = None;
-    let mut on_conflict = None;
-    let mut match_mode = None;
-    let mut fuzzy = None;
-    let mut deadline = None;
+    let (mut root, mut format, mut context) = (None, None, None);
+    let mut matching = Matching::default();
     let mut payload: Option<String> = None;
-    let mut flags = [false; 7];
-    let [partial, dry_run, json, force, git_add, no_syntax_check, _] = &mut flags;
+    let (mut partial, mut dry_run, mut json) = (false, false, false);
+    let (mut force, mut git_add, mut no_syntax_check) = (false, false, false);
     while let Some(arg) = p.next().map_err(|e| usage(e, help))? {
-        let name = arg_name(&arg);
-        match arg {
-            Short('h') | Long("help") => return Err(Exit::Help(help)),
-            Long("root") => once(&mut root, path(p, help)?, name, help)?,
-            Long("format") => once(&mut format, string(p, help)?, name, help)?,
-            Long("context") => once(&mut context, path(p, help)?, name, help)?,
-            Long("on-conflict") => once(&mut on_conflict, on_conflict_arg(p, help)?, name, help)?,
-            Long("match") => once(&mut match_mode, match_arg(p, help)?, name, help)?,
-            Long("fuzzy") => once(&mut fuzzy, number(p, "--fuzzy <T>", help)?, name, help)?,
-            Long("deadline") => once(
-                &mut deadline,
-                number(p, "--deadline <SECONDS>", help)?,
-                name,
-                help,
-            )?,
-            Long("partial") => flag(partial, name, help)?,
-            Long("dry-run") => flag(dry_run, name, help)?,
-            Long("json") => flag(json, name, help)?,
-            Long("force") => flag(force, name, help)?,
-            Long("git-add") => flag(git_add, name, help)?,
-            Long("no-syntax-check") => flag(no_syntax_check, name, help)?,
+        let arg = match arg {
             Value(v) if payload.is_none() => {
                 payload = Some(v.string().map_err(|e| usage(e, help))?);
+                continue;
             }
-            other => return Err(unexpected(other, help)),
+            other => other,
+        };
+        let (name, option) = (arg_name(&arg), !matches!(arg, Value(_)));
+        match name.as_str() {
+            "-h" | "--help" if option => return Err(Exit::Help(help)),
+            "--root" if option => once(&mut root, path(p, help)?, name, help)?,
+            "--format" if option => once(&mut format, string(p, help)?, name, help)?,
+            "--context" if option => once(&mut context, path(p, help)?, name, help)?,
+            "--partial" if option => flag(&mut partial, name, help)?,
+            "--dry-run" if option => flag(&mut dry_run, name, help)?,
+            "--json" if option => flag(&mut json, name, help)?,
+            "--force" if option => flag(&mut force, name, help)?,
+            "--git-add" if option => flag(&mut git_add, name, help)?,
+            "--no-syntax-check" if option => flag(&mut no_syntax_check, name, help)?,
+            _ if option && matching.take(p, &name, help)? => {}
+            _ => return Err(unexpected(&name, help)),
         }
     }
-    let [partial, dry_run, json, force, git_add, no_syntax_check, _] = flags;
     Ok(ApplyArgs {
         root: root.unwrap_or_else(|| PathBuf::from(".")),
         format,
         context,
-        on_conflict: on_conflict.unwrap_or_default(),
+        on_conflict: matching.on_conflict.unwrap_or_default(),
         partial,
-        match_mode: match_mode.unwrap_or_default(),
-        fuzzy,
-        deadline,
+        match_mode: matching.match_mode.unwrap_or_default(),
+        fuzzy: matching.fuzzy,
+        deadline: matching.deadline,
         dry_run,
         json,
         force,
@@ -308,6 +298,52 @@ fn apply(p: &mut lexopt::Parser) -> Result<ApplyArgs, Exit> {
         no_syntax_check,
         payload: payload.unwrap_or_else(|| "-".to_string()),
     })
+}
+
+/// The options `apply` and `mcp` share: how edits are matched, and what
+/// to do with a file changed meanwhile.
+#[derive(Default)]
+struct Matching {
+    on_conflict: Option<OnConflictArg>,
+    match_mode: Option<MatchArg>,
+    fuzzy: Option<f64>,
+    deadline: Option<f64>,
+}
+
+impl Matching {
+    /// Takes the option `name` (`--fuzzy`) and its value when it is one of
+    /// them; whether it did.
+    fn take(
+        &mut self,
+        p: &mut lexopt::Parser,
+        name: &str,
+        help: &'static str,
+    ) -> Result<bool, Exit> {
+        let named = || name.to_string();
+        match name {
+            "--on-conflict" => once(
+                &mut self.on_conflict,
+                on_conflict_arg(p, help)?,
+                named(),
+                help,
+            )?,
+            "--match" => once(&mut self.match_mode, match_arg(p, help)?, named(), help)?,
+            "--fuzzy" => once(
+                &mut self.fuzzy,
+                number(p, "--fuzzy <T>", help)?,
+                named(),
+                help,
+            )?,
+            "--deadline" => once(
+                &mut self.deadline,
+                number(p, "--deadline <SECONDS>", help)?,
+                named(),
+                help,
+            )?,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
 }
 
 fn prompt(p: &mut lexopt::Parser) -> Result<PromptArgs, Exit> {
@@ -319,7 +355,7 @@ fn prompt(p: &mut lexopt::Parser) -> Result<PromptArgs, Exit> {
             Short('h') | Long("help") => return Err(Exit::Help(help)),
             Long("format") => once(&mut format, string(p, help)?, name, help)?,
             Long("json") => flag(&mut json, name, help)?,
-            other => return Err(unexpected(other, help)),
+            other => return Err(unexpected(&arg_name(&other), help)),
         }
     }
     let format = format.ok_or_else(|| Exit::Usage {
@@ -332,30 +368,24 @@ fn prompt(p: &mut lexopt::Parser) -> Result<PromptArgs, Exit> {
 
 fn mcp(p: &mut lexopt::Parser, cli: &mut Cli) -> Result<McpArgs, Exit> {
     let help = help::MCP;
-    let mut args = McpArgs::default();
-    let (mut on_conflict, mut match_mode, mut fuzzy, mut deadline) = (None, None, None, None);
+    let (mut root, mut require_read) = (Vec::new(), false);
+    let mut matching = Matching::default();
     server(p, cli, help, |p, name| {
-        let named = || name.to_string();
         match name {
-            "--root" => args.root.push(path(p, help)?),
-            "--on-conflict" => once(&mut on_conflict, on_conflict_arg(p, help)?, named(), help)?,
-            "--match" => once(&mut match_mode, match_arg(p, help)?, named(), help)?,
-            "--fuzzy" => once(&mut fuzzy, number(p, "--fuzzy <T>", help)?, named(), help)?,
-            "--deadline" => once(
-                &mut deadline,
-                number(p, "--deadline <SECONDS>", help)?,
-                named(),
-                help,
-            )?,
-            "--require-read" => flag(&mut args.require_read, named(), help)?,
-            _ => return Ok(false),
+            "--root" => root.push(path(p, help)?),
+            "--require-read" => flag(&mut require_read, name.to_string(), help)?,
+            _ => return matching.take(p, name, help),
         }
         Ok(true)
     })?;
-    args.on_conflict = on_conflict.unwrap_or_default();
-    args.match_mode = match_mode.unwrap_or_default();
-    (args.fuzzy, args.deadline) = (fuzzy, deadline);
-    Ok(args)
+    Ok(McpArgs {
+        root,
+        on_conflict: matching.on_conflict.unwrap_or_default(),
+        require_read,
+        match_mode: matching.match_mode.unwrap_or_default(),
+        fuzzy: matching.fuzzy,
+        deadline: matching.deadline,
+    })
 }
 
 /// The arguments of a server (`lsp`, `mcp`): help, `--stdio` and
@@ -376,12 +406,7 @@ fn server(
             "--stdio" if option => cli.stdio = true,
             "--log-level" if option => once(&mut cli.log_level, string(p, help)?, name, help)?,
             _ if option && own(p, &name)? => {}
-            _ => {
-                return Err(Exit::Usage {
-                    message: format!("unexpected argument '{name}' found"),
-                    help,
-                })
-            }
+            _ => return Err(unexpected(&name, help)),
         }
     }
     Ok(())
@@ -411,12 +436,8 @@ fn once<T>(slot: &mut Option<T>, value: T, name: String, help: &'static str) -> 
 
 /// Sets a flag given once.
 fn flag(slot: &mut bool, name: String, help: &'static str) -> Result<(), Exit> {
-    if *slot {
-        return Err(Exit::Usage {
-            message: format!("the argument '{name}' cannot be used multiple times"),
-            help,
-        });
-    }
+    let mut set = slot.then_some(());
+    once(&mut set, (), name, help)?;
     *slot = true;
     Ok(())
 }
@@ -428,9 +449,10 @@ fn usage(e: lexopt::Error, help: &'static str) -> Exit {
     }
 }
 
-fn unexpected(arg: lexopt::Arg, help: &'static str) -> Exit {
+/// An argument (`name`, as [`arg_name`] gives it) the command does not take.
+fn unexpected(name: &str, help: &'static str) -> Exit {
     Exit::Usage {
-        message: format!("unexpected argument '{}' found", arg_name(&arg)),
+        message: format!("unexpected argument '{name}' found"),
         help,
     }
 }

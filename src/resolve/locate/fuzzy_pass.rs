@@ -51,7 +51,7 @@ impl Locator<'_> {
                 // The window chosen, if any, is then the only candidate.
                 None => {
                     let seed = fuzzy::seed(lines, &search, floor, threshold + FUZZY_MARGIN);
-                    told = self.tell_early(lines, seed, threshold, (&search, &replace), r);
+                    told = self.tell_seed(lines, seed, threshold, (&search, &replace), r);
                     let margins = (threshold, FUZZY_MARGIN);
                     fuzzy::find_deciding_from(lines, &search, margins, seed, deadline)
                 }
@@ -134,7 +134,7 @@ impl Locator<'_> {
     /// (one above the threshold) before the scan that decides: the scan
     /// picks it unless another window rivals it. Returns the window and
     /// its match, for the choice to reuse.
-    fn tell_early(
+    fn tell_seed(
         &self,
         lines: &Lines,
         seed: Option<fuzzy::Scored>,
@@ -148,7 +148,7 @@ impl Locator<'_> {
         let located = self
             .fuzzy_written(lines, m.clone(), (search, replace), r)?
             .ok()?;
-        early(std::slice::from_ref(&located));
+        early(&located);
         Some((m, located))
     }
 

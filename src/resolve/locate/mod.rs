@@ -133,7 +133,7 @@ pub struct Locator<'a> {
 }
 
 /// Who is told a match early ([`Locator::early`]).
-pub type EarlyListener<'a> = &'a dyn Fn(&[Located]);
+pub type EarlyListener<'a> = &'a dyn Fn(&Located);
 
 /// A search split into lines (without terminators).
 pub fn split_lines(text: &str, unit: MatchUnit) -> Vec<&str> {
