@@ -28,8 +28,10 @@ pub fn new_error_line(language: Language, before: &str, edits: &[Edit]) -> Optio
 /// parses is taken as it is, without a parse: one that only swaps
 /// identifiers or numbers ([`neutral::swaps`]), or puts whole
 /// statements in place of whole statements where they fit
-/// ([`statements::neutral`]). For the warnings after planning; the
-/// resolver parses every reading it weighs.
+/// ([`statements::neutral`]). For the warnings after planning, and for
+/// the resolver's last check of a loose match whose reading is decided
+/// (one that brings a parse error is refused); readings the resolver
+/// still weighs are parsed.
 pub fn new_error_line_quick(language: Language, before: &str, edits: &[Edit]) -> Option<usize> {
     check(language, before, edits, true)
 }

@@ -17,6 +17,18 @@ use super::{
     Located, Locator, Miss, Span, TextView,
 };
 
+/// How [`Locator::new_syntax_error`] tells an edit's new errors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Parse {
+    /// Parse every chunk the edit touches: readings still weighed, where
+    /// a reading taken without a parse could decide between two.
+    Always,
+    /// Take an edit that cannot change whether its chunk parses without a
+    /// parse (`syntax::new_error_line_quick`: words or numbers swapped,
+    /// whole statements in place of whole statements): a decided reading.
+    UnlessNeutral,
+}
+
 impl Locator<'_> {
     /// Whether a replacement line whose indentation was converted to the
     /// file's style (`new_lines` over `replace`, at current lines `at`)
@@ -106,7 +118,7 @@ impl Locator<'_> {
         // ruled out (evidence only where that region parsed cleanly).
         let parses = |out: &[String]| -> bool {
             evidence.is_none_or(|(language, lines)| {
-                self.new_syntax_error(language, lines, at.clone(), out)
+                self.new_syntax_error(language, lines, at.clone(), out, Parse::Always)
                     .is_none()
             })
         };
@@ -144,10 +156,17 @@ impl Locator<'_> {
             }
         }
         // A loose match must not break a file that parsed (`FORMATS.md` §3):
-        // the model meant code, not a syntax error.
+        // the model meant code, not a syntax error. The reading is decided:
+        // an edit that only swaps words or numbers, or puts whole
+        // statements in place of whole statements, cannot break it, and is
+        // taken without a parse (the rules `examples/syntax_oracle.rs` holds
+        // to the parser).
         if pass.is_tolerant() {
             if let Some((language, lines)) = evidence {
-                if let Some(error_line) = self.new_syntax_error(language, lines, at, &new_lines) {
+                let quick = Parse::UnlessNeutral;
+                if let Some(error_line) =
+                    self.new_syntax_error(language, lines, at, &new_lines, quick)
+                {
                     return Err(Miss::BreaksSyntax {
                         lines: report,
                         error_line,
@@ -160,13 +179,16 @@ impl Locator<'_> {
 
     /// The first line (0-based, in the text after) of a parse error that
     /// writing `new_lines` over lines `at` brings into a region that parsed
-    /// cleanly: only the top-level chunks around the edit are parsed.
+    /// cleanly: only the top-level chunks around the edit are parsed (and,
+    /// with [`Parse::UnlessNeutral`], only when the edit could change
+    /// whether they parse).
     pub(super) fn new_syntax_error(
         &self,
         language: Language,
         lines: &Lines,
         at: Range<usize>,
         new_lines: &[String],
+        parse: Parse,
     ) -> Option<usize> {
         let start = lines.index.start(at.start.min(lines.len()));
         let end = lines.index.start(at.end.min(lines.len()));
@@ -175,7 +197,11 @@ impl Locator<'_> {
             text.push_str(l);
             text.push_str(self.line_ending.as_str());
         }
-        syntax::new_error_line(language, lines.text, &[(start..end, text.as_str())])
+        let edits = [(start..end, text.as_str())];
+        match parse {
+            Parse::Always => syntax::new_error_line(language, lines.text, &edits),
+            Parse::UnlessNeutral => syntax::new_error_line_quick(language, lines.text, &edits),
+        }
     }
 
     /// Exact lines `new_lines` in place of file lines `m`, as written.
