@@ -654,3 +654,34 @@ fn a_long_fuzzy_search_is_picked_by_its_hint_whatever_lies_farther_away() {
     let want = file.replacen(&block.join("\n"), &replace.join("\n"), 1);
     assert_eq!(got.unwrap(), want);
 }
+
+/// A loose match's last syntax check takes an edit that only swaps
+/// numbers of the lines it matched without a parse (it cannot break
+/// them), and still refuses one that swaps a word for a keyword.
+#[test]
+fn a_fuzzy_match_that_swaps_a_number_is_applied_and_one_that_breaks_the_syntax_is_not() {
+    let file =
+        "def f(a):\n    total = compute(a, 10)\n    return total\n\n\ndef g(b):\n    return b\n";
+    let fuzzy = Options {
+        fuzzy: Some(0.85),
+        ..Options::default()
+    };
+    let swapped = sr(
+        "a.py",
+        "    totl = compute(a, 10)\n    return total\n",
+        "    total = compute(a, 20)\n    return total\n",
+    );
+    assert_eq!(
+        result_with("a.py", file, &swapped, &fuzzy),
+        Ok(file.replace("(a, 10)", "(a, 20)"))
+    );
+    let broken = sr(
+        "a.py",
+        "    totl = compute(a, 10)\n    return total\n",
+        "    total = compute(a, if)\n    return total\n",
+    );
+    assert_eq!(
+        result_with("a.py", file, &broken, &fuzzy),
+        Err(vec!["not_found".to_string()])
+    );
+}
