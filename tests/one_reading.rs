@@ -666,9 +666,11 @@ fn a_fuzzy_match_that_swaps_a_number_is_applied_and_one_that_breaks_the_syntax_i
         fuzzy: Some(0.85),
         ..Options::default()
     };
+    // A typo in the search: only the fuzzy pass finds it.
+    let search = "    totl = compute(a, 10)\n    return total\n";
     let swapped = sr(
         "a.py",
-        "    totl = compute(a, 10)\n    return total\n",
+        search,
         "    total = compute(a, 20)\n    return total\n",
     );
     assert_eq!(
@@ -677,7 +679,7 @@ fn a_fuzzy_match_that_swaps_a_number_is_applied_and_one_that_breaks_the_syntax_i
     );
     let broken = sr(
         "a.py",
-        "    totl = compute(a, 10)\n    return total\n",
+        search,
         "    total = compute(a, if)\n    return total\n",
     );
     assert_eq!(
