@@ -1,14 +1,17 @@
 //! Checks the quick syntax check against the parser, on real code.
 //!
 //! The warnings after planning take some edits as they are, without a
-//! parse (`syntax::new_error_line_quick`: word swaps, whole statements in
-//! place of whole statements). The parser is the judge of whether that was
-//! right: for the real changes of `../shared/stress/pairs.jsonl`, each of
-//! their regions alone, and edits made up from the same files (lines taken
-//! out, copied in, moved, indented off, brackets and clauses put in, words
-//! swapped, comments), the quick check must give the same answer as
-//! parsing every edited chunk (`syntax::new_error_line`). A missed warning
-//! fails the run.
+//! parse (`syntax::new_error_line_quick`: word swaps, spacing between
+//! tokens, whole statements in place of whole statements). The parser is
+//! the judge of whether that was right: for the real changes of
+//! `../shared/stress/pairs.jsonl`, each of their regions alone, and edits
+//! made up from the same files (lines taken out, copied in, moved,
+//! indented off, brackets and clauses put in, words swapped, comments,
+//! spacing and indentation written anew), the quick check must give the
+//! same answer as parsing every edited chunk (`syntax::new_error_line`).
+//! A missed warning fails the run. `--pairs FILE` takes other files of the
+//! same form (`scripts/oracle-pairs` writes one of real code in the other
+//! languages, unchanged files whose edits are all made up).
 //!
 //! ```text
 //! cargo run --release --example syntax_oracle -- [--seed N] [--per-pair K] [--pairs FILE] [--show N]
@@ -78,7 +81,9 @@ fn main() -> ExitCode {
         let Some(language) = Language::of_path(&pair.path) else {
             continue;
         };
-        if !pair.is_consistent() {
+        // An unchanged file (`scripts/oracle-pairs`): only made-up edits.
+        let unchanged = pair.regions.is_empty() && pair.before == pair.after;
+        if !(pair.is_consistent() || unchanged) {
             continue;
         }
         let lines = line_starts(&pair.before);
@@ -199,7 +204,7 @@ fn made_up(rng: &mut Rng, text: &str, lines: &[usize]) -> Option<Edits> {
     let at = lines[i]..lines[i];
     let whole = lines[i]..lines[i + 1];
     let with_newline = |s: String| if s.ends_with('\n') { s } else { s + "\n" };
-    let edit = match rng.below(14) {
+    let edit = match rng.below(17) {
         0 => (whole, String::new()),
         1 => (at, with_newline(line(j).to_string())),
         2 => (
@@ -266,6 +271,52 @@ fn made_up(rng: &mut Rng, text: &str, lines: &[usize]) -> Option<Edits> {
                 .strip_prefix("    ")
                 .or(line(i).strip_prefix('\t'))?;
             (whole, shallower.to_string())
+        }
+        14 => {
+            // The spacing between two tokens of a line changed.
+            let l = line(i);
+            let body = l.len() - l.trim_start().len();
+            let runs: Vec<(usize, usize)> = l
+                .match_indices([' ', '\t'])
+                .map(|(k, _)| k)
+                .filter(|&k| k > body && !matches!(l.as_bytes()[k - 1], b' ' | b'\t'))
+                .map(|k| {
+                    (
+                        k,
+                        l[k..].len() - l[k..].trim_start_matches([' ', '\t']).len(),
+                    )
+                })
+                .collect();
+            if runs.is_empty() {
+                return None;
+            }
+            let (k, n) = *rng.pick(&runs);
+            let start = lines[i] + k;
+            let blanks = [" ", "  ", "\t", " \t ", "    ", ""];
+            (start..start + n, rng.pick(&blanks).to_string())
+        }
+        15 => {
+            // A line's indentation written anew.
+            let l = line(i);
+            let body = l.len() - l.trim_start_matches([' ', '\t']).len();
+            let indents = ["", "\t", "  ", "        ", "\t\t", " "];
+            (lines[i]..lines[i] + body, rng.pick(&indents).to_string())
+        }
+        16 => {
+            // A block of lines indented one step deeper (or written flush).
+            let k = rng.range(2, 8).min(count - i);
+            let flush = rng.chance(1, 3);
+            let step = if rng.chance(1, 2) { "    " } else { "\t" };
+            let text: String = (i..i + k)
+                .map(|m| {
+                    if flush {
+                        line(m).trim_start_matches([' ', '\t']).to_string()
+                    } else {
+                        format!("{step}{}", line(m))
+                    }
+                })
+                .collect();
+            (lines[i]..lines[i + k], text)
         }
         _ => {
             let stmt = [

@@ -12,6 +12,7 @@ use tree_sitter::{Node, Parser, Tree};
 mod neutral;
 mod offside;
 mod regions;
+mod spacing;
 mod statements;
 pub mod units;
 

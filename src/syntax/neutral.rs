@@ -352,6 +352,36 @@ fn same_class(language: Language, old: &str, new: &str) -> bool {
 /// Words that are literals, types or syntax in some grammar rather than
 /// plain identifiers, and that its list of keywords does not name.
 const RESERVED: &[&str] = &[
+    // Keywords a grammar names as nodes of their own (Rust's
+    // `mutable_specifier`, Go's `blank_identifier`, C's `primitive_type`
+    // and pointer modifiers), which its anonymous kinds do not list and an
+    // expression's probe may read as identifiers: held to each grammar's
+    // source by `keywords_named_by_the_grammar_are_not_plain`.
+    "mut",
+    "_",
+    "__restrict",
+    "__sptr",
+    "__uptr",
+    "size_t",
+    "ssize_t",
+    "ptrdiff_t",
+    "intptr_t",
+    "uintptr_t",
+    "charptr_t",
+    "nullptr_t",
+    "max_align_t",
+    "int8_t",
+    "int16_t",
+    "int32_t",
+    "int64_t",
+    "uint8_t",
+    "uint16_t",
+    "uint32_t",
+    "uint64_t",
+    "char8_t",
+    "char16_t",
+    "char32_t",
+    "char64_t",
     "True",
     "False",
     "None",
@@ -613,6 +643,93 @@ mod tests {
         Language::Ruby,
         Language::Json,
     ];
+
+    /// The grammar's own source (`src/grammar.json` of its crate, where
+    /// Cargo unpacked it), for the test below: `None` when not found.
+    fn grammar_json(language: Language) -> Option<serde_json::Value> {
+        let (krate, sub) = match language {
+            Language::Python => ("python", ""),
+            Language::Rust => ("rust", ""),
+            Language::JavaScript => ("javascript", ""),
+            Language::TypeScript => ("typescript", "typescript/"),
+            Language::Tsx => ("typescript", "tsx/"),
+            Language::Go => ("go", ""),
+            Language::Java => ("java", ""),
+            Language::C => ("c", ""),
+            Language::Cpp => ("cpp", ""),
+            Language::Ruby => ("ruby", ""),
+            Language::Json => ("json", ""),
+        };
+        let lock =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.lock")).ok()?;
+        let name = format!("name = \"tree-sitter-{krate}\"\nversion = \"");
+        let at = lock.find(&name)? + name.len();
+        let version = &lock[at..at + lock[at..].find('"')?];
+        let home = std::env::var_os("CARGO_HOME")
+            .map(std::path::PathBuf::from)
+            .or_else(|| {
+                std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cargo"))
+            })?;
+        let src = home.join("registry/src");
+        std::fs::read_dir(src).ok()?.flatten().find_map(|index| {
+            let path = index.path().join(format!(
+                "tree-sitter-{krate}-{version}/{sub}src/grammar.json"
+            ));
+            serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
+        })
+    }
+
+    /// The words a rule matches when it is only strings (a choice of
+    /// them, through precedence, tokens and aliases).
+    fn rule_words(rule: &serde_json::Value) -> Option<Vec<String>> {
+        match rule["type"].as_str()? {
+            "STRING" => Some(vec![rule["value"].as_str()?.to_string()]),
+            "CHOICE" => {
+                let mut out = Vec::new();
+                for m in rule["members"].as_array()? {
+                    out.extend(rule_words(m)?);
+                }
+                Some(out)
+            }
+            "BLANK" => Some(Vec::new()),
+            "TOKEN" | "IMMEDIATE_TOKEN" | "PREC" | "PREC_LEFT" | "PREC_RIGHT" | "PREC_DYNAMIC"
+            | "ALIAS" | "FIELD" => rule_words(&rule["content"]),
+            _ => None,
+        }
+    }
+
+    /// A keyword the grammar names as a node of its own (Rust's `mut` is
+    /// `mutable_specifier`, C's `int` a `primitive_type`) is no anonymous
+    /// node kind, so the grammar's list of keywords misses it, and a
+    /// probe in an expression may read it as an identifier (`x = mut +
+    /// 1` parses in Rust): each such word must be known not plain. Read
+    /// from each grammar's own source, so a grammar updated with new ones
+    /// fails here.
+    #[test]
+    fn keywords_named_by_the_grammar_are_not_plain() {
+        let mut missing = Vec::new();
+        for language in ALL {
+            let grammar = grammar_json(language)
+                .unwrap_or_else(|| panic!("the grammar source of {language:?} (Cargo's registry)"));
+            let rules = grammar["rules"].as_object().expect("rules");
+            for (name, rule) in rules {
+                if name.starts_with('_') {
+                    continue;
+                }
+                for w in rule_words(rule).unwrap_or_default() {
+                    if !w.is_empty()
+                        && w.chars().all(is_word)
+                        && !w.as_bytes()[0].is_ascii_digit()
+                        && !not_plain(language).contains(w.as_str())
+                        && probe(language, &w).is_some()
+                    {
+                        missing.push(format!("{language:?} {name}: {w}"));
+                    }
+                }
+            }
+        }
+        assert!(missing.is_empty(), "plain by the probe: {missing:#?}");
+    }
 
     #[test]
     fn the_quick_reading_is_the_plain_one() {

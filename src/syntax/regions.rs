@@ -10,7 +10,7 @@
 
 use std::ops::Range;
 
-use super::{errors, neutral, statements, Language};
+use super::{errors, neutral, spacing, statements, Language};
 use crate::text::lines;
 
 /// An edit of the text before: the bytes replaced and the new text.
@@ -26,7 +26,8 @@ pub fn new_error_line(language: Language, before: &str, edits: &[Edit]) -> Optio
 
 /// [`new_error_line`], but an edit that cannot change whether its chunk
 /// parses is taken as it is, without a parse: one that only swaps
-/// identifiers or numbers ([`neutral::swaps`]), or puts whole
+/// identifiers or numbers ([`neutral::swaps`]), changes only the spacing
+/// between tokens ([`spacing::only`]), or puts whole
 /// statements in place of whole statements where they fit
 /// ([`statements::neutral`]). For the warnings after planning, and for
 /// the resolver's last check of a loose match whose reading is decided
@@ -63,13 +64,14 @@ fn quiet(language: Language, before: &str, narrowed: &[(Range<usize>, String)]) 
         .into_iter()
         .zip(narrowed)
         .map(|(swap, (range, text))| {
-            swap || statements::neutral(
-                language,
-                before,
-                chunk_start(before, range.start),
-                range.clone(),
-                text,
-            )
+            swap || spacing::only(language, &before[range.clone()], text)
+                || statements::neutral(
+                    language,
+                    before,
+                    chunk_start(before, range.start),
+                    range.clone(),
+                    text,
+                )
         })
         .collect()
 }
