@@ -200,7 +200,9 @@ impl<'a> Tokens<'a> {
 
 /// The characters that may stand right before a swapped word (besides a
 /// line start and the cases [`fenced_at`] weighs), and right after it.
-const PLAIN_BEFORE: &str = " \t([{,.=+*/&|^:;>@";
+/// (No `/`: in JavaScript a word right after it may be a regular
+/// expression's flags, `/a/g`.)
+const PLAIN_BEFORE: &str = " \t([{,.=+*&|^:;>@";
 const PLAIN_AFTER: &str = " \t\r\n()[]{},.=+-*/!&|^:;?<>";
 
 /// [`fenced`] of the word `old[start..end]`, read from the bytes around it:
@@ -225,7 +227,11 @@ fn fenced_at(language: Language, old: &str, start: usize, end: usize) -> bool {
     let line_end = memchr::memchr(b'\n', &bytes[end..]).map_or(bytes.len(), |i| end + i);
     let alone =
         bytes[line_start..start].iter().all(blank) && bytes[end..line_end].iter().all(blank);
-    plain_before && plain_after && !alone
+    let directive = matches!(language, Language::C | Language::Cpp) && {
+        let head = old[line_start..start].trim_matches([' ', '\t']);
+        head == "#"
+    };
+    plain_before && plain_after && !alone && !directive
 }
 
 /// The definition [`swaps_only`] reads faster: both texts as token lists,
@@ -310,7 +316,23 @@ fn fenced(language: Language, tokens: &[Token], i: usize) -> bool {
         Some(Token::Char(c)) => PLAIN_AFTER.contains(c),
         Some(Token::Word(_)) => false,
     };
-    plain_before && plain_after && !alone_on_line(tokens, i)
+    plain_before && plain_after && !alone_on_line(tokens, i) && !directive(language, tokens, i)
+}
+
+/// Whether word `i` names a C preprocessor directive: `#` and blanks
+/// alone before it on its line (`#  endif`).
+#[cfg(test)]
+fn directive(language: Language, tokens: &[Token], i: usize) -> bool {
+    if !matches!(language, Language::C | Language::Cpp) {
+        return false;
+    }
+    let head: Vec<&Token> = tokens[..i]
+        .iter()
+        .rev()
+        .take_while(|t| **t != Token::Char('\n'))
+        .filter(|t| !matches!(t, Token::Char(' ' | '\t')))
+        .collect();
+    head == [&Token::Char('#')]
 }
 
 #[cfg(test)]
@@ -705,6 +727,34 @@ mod tests {
     /// 1` parses in Rust): each such word must be known not plain. Read
     /// from each grammar's own source, so a grammar updated with new ones
     /// fails here.
+    /// Found by the oracle on real C and TypeScript: a directive's name
+    /// after `#` and blanks, and a regular expression's flags.
+    #[test]
+    fn directives_and_regex_flags_are_no_swaps() {
+        assert!(!swaps_only(Language::C, "#  endif\n", "#  endif_v2\n"));
+        assert!(!swaps_only(Language::C, "#endif\n", "#err\n"));
+        assert!(!swaps_only_plain(
+            Language::C,
+            "#  endif\n",
+            "#  endif_v2\n"
+        ));
+        assert!(swaps_only(
+            Language::C,
+            "int x = a; # define\n",
+            "int y = a; # define\n"
+        ));
+        assert!(!swaps_only(
+            Language::TypeScript,
+            "const r = /a/g;\n",
+            "const r = /a/g_v2;\n"
+        ));
+        assert!(!swaps_only_plain(
+            Language::TypeScript,
+            "const r = /a/g;\n",
+            "const r = /a/g_v2;\n"
+        ));
+    }
+
     #[test]
     fn keywords_named_by_the_grammar_are_not_plain() {
         let mut missing = Vec::new();
