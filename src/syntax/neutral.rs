@@ -227,10 +227,9 @@ fn fenced_at(language: Language, old: &str, start: usize, end: usize) -> bool {
     let line_end = memchr::memchr(b'\n', &bytes[end..]).map_or(bytes.len(), |i| end + i);
     let alone =
         bytes[line_start..start].iter().all(blank) && bytes[end..line_end].iter().all(blank);
-    let directive = matches!(language, Language::C | Language::Cpp) && {
-        let head = old[line_start..start].trim_matches([' ', '\t']);
-        head == "#"
-    };
+    // A C directive's name: `#` and blanks alone before it (`#  endif`).
+    let directive = matches!(language, Language::C | Language::Cpp)
+        && old[line_start..start].trim_matches([' ', '\t']) == "#";
     plain_before && plain_after && !alone && !directive
 }
 
@@ -720,13 +719,6 @@ mod tests {
         }
     }
 
-    /// A keyword the grammar names as a node of its own (Rust's `mut` is
-    /// `mutable_specifier`, C's `int` a `primitive_type`) is no anonymous
-    /// node kind, so the grammar's list of keywords misses it, and a
-    /// probe in an expression may read it as an identifier (`x = mut +
-    /// 1` parses in Rust): each such word must be known not plain. Read
-    /// from each grammar's own source, so a grammar updated with new ones
-    /// fails here.
     /// Found by the oracle on real C and TypeScript: a directive's name
     /// after `#` and blanks, and a regular expression's flags.
     #[test]
@@ -755,6 +747,13 @@ mod tests {
         ));
     }
 
+    /// A keyword the grammar names as a node of its own (Rust's `mut` is
+    /// `mutable_specifier`, C's `int` a `primitive_type`) is no anonymous
+    /// node kind, so the grammar's list of keywords misses it, and a
+    /// probe in an expression may read it as an identifier (`x = mut +
+    /// 1` parses in Rust): each such word must be known not plain. Read
+    /// from each grammar's own source, so a grammar updated with new ones
+    /// fails here.
     #[test]
     fn keywords_named_by_the_grammar_are_not_plain() {
         let mut missing = Vec::new();

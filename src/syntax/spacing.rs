@@ -57,7 +57,8 @@ pub fn only(language: Language, old: &str, new: &str) -> bool {
             // Everything before matched: the byte before is the same in both.
             let before = i.checked_sub(1).map(|k| a[k]);
             let line_start = before.is_none_or(|c| c == b'\n');
-            let (next_a, next_b) = (a.get(i + ra).copied(), b.get(j + rb).copied());
+            // (What follows is compared as the loop goes on.)
+            let next = a.get(i + ra).copied();
             if run_a != run_b {
                 let touches = |c: Option<u8>| c.is_some_and(|c| matches!(c, b'\'' | b'\\'));
                 let fits = if line_start {
@@ -66,9 +67,8 @@ pub fn only(language: Language, old: &str, new: &str) -> bool {
                     ra > 0 && rb > 0
                 };
                 if !fits
-                    || next_a != next_b
                     || touches(before)
-                    || touches(next_a)
+                    || touches(next)
                     || (!tabs && (run_a.contains(&b'\t') || run_b.contains(&b'\t')))
                 {
                     return false;
