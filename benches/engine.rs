@@ -21,16 +21,18 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use llm_edit_lsp::engine::{self, Options, SyntaxCheck};
 use llm_edit_lsp::model::{EditOp, MatchUnit};
 use llm_edit_lsp::parse;
-use llm_edit_lsp::text::encoding::Encoding;
-use llm_edit_lsp::workspace::{FileSource, LoadError, SourceText, WorkspacePath};
+use llm_edit_lsp::workspace::WorkspacePath;
 use serde_json::json;
+
+#[path = "common/workload.rs"]
+mod workload;
+use workload::{files_under, MemoryFiles, Workload};
 
 /// The workload folders `workloads.py` writes.
 const WORKLOADS: [&str; 6] = [
@@ -41,66 +43,6 @@ const WORKLOADS: [&str; 6] = [
     "W4-many-small",
     "W5-big-response",
 ];
-
-/// Files held in memory, keyed by workspace path.
-struct MemoryFiles {
-    root: PathBuf,
-    files: BTreeMap<WorkspacePath, Arc<SourceText>>,
-}
-
-impl FileSource for MemoryFiles {
-    fn root(&self) -> &Path {
-        &self.root
-    }
-
-    fn load(&self, path: &WorkspacePath) -> Result<Option<Arc<SourceText>>, LoadError> {
-        Ok(self.files.get(path).cloned())
-    }
-}
-
-/// One workload: its payload and its `before/` files in memory.
-struct Workload {
-    payload: String,
-    files: MemoryFiles,
-}
-
-impl Workload {
-    /// Loads `DIR/payload.md` and every file under `DIR/before/`.
-    fn load(dir: &Path) -> Workload {
-        let root = PathBuf::from("/bench");
-        let mut files = BTreeMap::new();
-        let before = dir.join("before");
-        for file in files_under(&before) {
-            let relative = file.strip_prefix(&before).expect("under before/");
-            let path = WorkspacePath::new(&root, &relative.to_string_lossy()).expect("a path");
-            let text = std::fs::read_to_string(&file).expect("a UTF-8 file");
-            files.insert(path, Arc::new(SourceText::from_disk(text, Encoding::Utf8)));
-        }
-        let payload = std::fs::read_to_string(dir.join("payload.md")).expect("payload.md");
-        Workload {
-            payload,
-            files: MemoryFiles { root, files },
-        }
-    }
-}
-
-/// Every file under `dir`, recursively.
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).expect("a readable folder") {
-            let path = entry.expect("an entry").path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
-}
 
 /// The folder holding the workloads, generating them when missing.
 fn bench_data() -> Option<PathBuf> {

@@ -8,49 +8,15 @@
 //! taskset -c 0 target/release/examples/phases target/bench-data/W4-many-small   # one core
 //! ```
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::PathBuf;
 use std::time::Instant;
 
 use llm_edit_lsp::engine::{self, Options, SyntaxCheck};
 use llm_edit_lsp::parse;
-use llm_edit_lsp::text::encoding::Encoding;
-use llm_edit_lsp::workspace::{FileSource, LoadError, SourceText, WorkspacePath};
 
-/// The workload's `before/` files, keyed by workspace path.
-struct MemoryFiles {
-    root: PathBuf,
-    files: BTreeMap<WorkspacePath, Arc<SourceText>>,
-}
-
-impl FileSource for MemoryFiles {
-    fn root(&self) -> &Path {
-        &self.root
-    }
-
-    fn load(&self, path: &WorkspacePath) -> Result<Option<Arc<SourceText>>, LoadError> {
-        Ok(self.files.get(path).cloned())
-    }
-}
-
-/// Every file under `dir`, recursively, sorted.
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).expect("a readable folder") {
-            let path = entry.expect("an entry").path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
-}
+#[path = "../benches/common/workload.rs"]
+mod workload;
+use workload::Workload;
 
 fn median(mut times: Vec<f64>) -> f64 {
     times.sort_by(f64::total_cmp);
@@ -66,17 +32,7 @@ fn main() {
     let runs: usize = args
         .next()
         .map_or(200, |n| n.parse().expect("a number of runs"));
-    let root = PathBuf::from("/bench");
-    let before = dir.join("before");
-    let mut files = BTreeMap::new();
-    for file in files_under(&before) {
-        let relative = file.strip_prefix(&before).expect("under before/");
-        let path = WorkspacePath::new(&root, &relative.to_string_lossy()).expect("a path");
-        let text = std::fs::read_to_string(&file).expect("a UTF-8 file");
-        files.insert(path, Arc::new(SourceText::from_disk(text, Encoding::Utf8)));
-    }
-    let payload = std::fs::read_to_string(dir.join("payload.md")).expect("payload.md");
-    let files = MemoryFiles { root, files };
+    let Workload { payload, files } = Workload::load(&dir);
     let options = Options {
         fuzzy: dir
             .file_name()
