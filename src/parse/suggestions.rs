@@ -58,6 +58,8 @@ pub fn find_with(lines: &[&str], fences: &markdown::Fences) -> Vec<String> {
                     is_fence.then(|| markdown::fence_parts(line)).flatten()
                 {
                     fence = Some(((ch, len), is_shell(info)));
+                } else if !may_hold_command(line) {
+                    // Most prose: no prompt, no code span.
                 } else if let Some(command) = line.trim().strip_prefix("$ ") {
                     push_command(&mut found, command);
                 } else {
@@ -72,8 +74,39 @@ pub fn find_with(lines: &[&str], fences: &markdown::Fences) -> Vec<String> {
     found
 }
 
+/// A line's first byte after its ASCII blanks (`None` for a blank line):
+/// what decides, for most lines, that they open no edit text and hold no
+/// command, without trimming them. A byte from 128 on may start a Unicode
+/// blank that `trim` would remove: such a line takes the full checks.
+fn lead(line: &str) -> Option<u8> {
+    line.bytes()
+        .find(|&b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c))
+}
+
+/// Whether a line led by `lead` may open the text of an edit: every
+/// opener [`edit_text_end`] knows starts, once trimmed, with `<`
+/// (`<<<<<<< SEARCH`, `<apply_diff>`), `«`, `*` (`*** Begin Patch`, a
+/// bold label), `F` or `R` (`FIND:`, `REPLACE:`).
+fn may_open_edit_text(lead: Option<u8>) -> bool {
+    matches!(lead, Some(b'<' | b'*' | b'F' | b'R' | 0x80..))
+}
+
+/// Whether a prose line may hold a command: a `$ ` prompt (led by `$`)
+/// or a code span (a backtick in it).
+fn may_hold_command(line: &str) -> bool {
+    matches!(lead(line), Some(b'$' | 0x80..)) || memchr::memchr(b'`', line.as_bytes()).is_some()
+}
+
 /// When line `i` opens the text of an edit, the index of its last line.
 fn edit_text_end(lines: &[&str], i: usize) -> Option<usize> {
+    if !may_open_edit_text(lead(lines[i])) {
+        return None;
+    }
+    opened_edit_text_end(lines, i)
+}
+
+/// [`edit_text_end`] without the check of the line's first byte.
+fn opened_edit_text_end(lines: &[&str], i: usize) -> Option<usize> {
     let line = lines[i];
     let trimmed = line.trim();
     let end_where = |is_end: &dyn Fn(&str) -> bool| {
@@ -132,6 +165,61 @@ fn inline_code_spans(line: &str) -> impl Iterator<Item = &str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The first-byte checks only skip lines the full checks reject:
+    /// random lines of markers, labels, prompts, backticks and blanks
+    /// (ASCII and Unicode) opened no edit text and held no command
+    /// whenever `lead` said so.
+    #[test]
+    fn the_first_byte_checks_skip_only_what_the_full_checks_reject() {
+        const PARTS: [&str; 24] = [
+            " ",
+            "\t",
+            "\u{a0}",
+            "\u{3000}",
+            "\u{85}",
+            "\x0b",
+            "**",
+            "<<<<<<< SEARCH",
+            "<apply_diff>",
+            "««« EDIT",
+            "*** Begin Patch",
+            "FIND:",
+            "REPLACE:",
+            "$ ",
+            "`",
+            "git rm a",
+            "x",
+            "=",
+            ">>>>>>> REPLACE",
+            "»»»",
+            "F",
+            "R",
+            "<",
+            "*",
+        ];
+        let mut rng = crate::test_rng::Rng::new(0x5eed);
+        for _ in 0..20_000 {
+            let line: String = (0..rng.below(5) + 1)
+                .map(|_| PARTS[rng.below(PARTS.len())])
+                .collect();
+            let lines = [
+                line.as_str(),
+                "```",
+                "x",
+                "```",
+                ">>>>>>> REPLACE",
+                "»»» EDIT END",
+            ];
+            if !may_open_edit_text(lead(&line)) {
+                assert_eq!(opened_edit_text_end(&lines, 0), None, "{line:?}");
+            }
+            if !may_hold_command(&line) {
+                assert!(line.trim().strip_prefix("$ ").is_none(), "{line:?}");
+                assert_eq!(inline_code_spans(&line).count(), 0, "{line:?}");
+            }
+        }
+    }
 
     #[test]
     fn finds_commands_in_shell_fences_prompts_and_code_spans() {

@@ -111,18 +111,22 @@ struct EdgeLines {
     long: HashSet<Source>,
 }
 
+/// Offsets of a search's places: most searches have one or two, held
+/// in place (a file's ten blocks made twenty small allocations before).
+pub type Places = smallvec::SmallVec<[usize; 2]>;
+
 /// A search's hits in the original text, found once per file
 /// (`resolve/hits.rs`), which [`Doc::find`] maps through the edits.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OrigHits {
     /// Every occurrence of the needle (for a line search: those at a
     /// line start that hold its first line whole), in order.
-    pub full: Vec<usize>,
+    pub full: Places,
     /// For a line search of several lines: every line start of the
     /// original whose line is the needle's first line (its text up to the
     /// first `\n`, one `\r` aside), in order. `None` when not collected
     /// (then the text near every change is searched instead).
-    pub first_line: Option<Vec<usize>>,
+    pub first_line: Option<Places>,
     /// For a line search on the unedited text: the needle's length and
     /// the hits of `full` that end a line too (`locate::whole_line_hits`),
     /// kept on first use. Every block with this search reads the same
@@ -321,9 +325,9 @@ impl<'o> Doc<'o> {
     /// the original text. With `lines`, the caller keeps only whole-line
     /// matches (a line start, then a line end): other occurrences may be
     /// left out.
-    pub fn find(&self, needle: &str, orig: &OrigHits, lines: bool) -> Vec<usize> {
+    pub fn find(&self, needle: &str, orig: &OrigHits, lines: bool) -> Places {
         if needle.is_empty() {
-            return Vec::new();
+            return Places::new();
         }
         if !self.is_edited() {
             return orig.full.clone();
@@ -333,9 +337,10 @@ impl<'o> Doc<'o> {
             _ if !needle.contains('\n') => Some(&orig.full),
             first_line => first_line.as_ref(),
         };
-        let places = first_line.filter(|_| lines).map_or(0, Vec::len);
-        // Sized for the mapped hits, the places and a few more: one list.
-        let mut hits: Vec<usize> = Vec::with_capacity(orig.full.len() + places + 4);
+        let places = first_line.filter(|_| lines).map_or(0, |p| p.len());
+        // Sized for the mapped hits and the places: held in place when
+        // they are two or fewer (most searches), grown when changes add some.
+        let mut hits = Places::with_capacity(orig.full.len() + places);
         hits.extend(
             orig.full
                 .iter()
@@ -366,7 +371,7 @@ impl<'o> Doc<'o> {
     ///
     /// Each candidate is compared with the needle in full; those that
     /// hold it are added to `out` (in no particular order).
-    fn line_candidates(&self, needle: &str, first_line: &[usize], out: &mut Vec<usize>) {
+    fn line_candidates(&self, needle: &str, first_line: &[usize], out: &mut Places) {
         let bytes = needle.as_bytes();
         let n = bytes.len();
         let first = &bytes[..memchr::memchr(b'\n', bytes).unwrap_or(n)];
@@ -402,7 +407,7 @@ impl<'o> Doc<'o> {
     /// The candidates [`EdgeLines`] gives for a needle's first line
     /// `first`: the lines at or across a boundary whose text is `first`
     /// (one `\r` more or less at its end aside).
-    fn edge_candidates(&self, first: &[u8], out: &mut Vec<usize>) {
+    fn edge_candidates(&self, first: &[u8], out: &mut Places) {
         let trimmed = trim_cr(first);
         if trimmed.len() <= LINE_CAP {
             let key = xxhash_rust::xxh3::xxh3_64(trimmed);
@@ -431,8 +436,8 @@ impl<'o> Doc<'o> {
     /// The plain scan [`Doc::edge_candidates`] stands for: the candidates
     /// of every piece boundary and of the end of the text (O(pieces)).
     #[cfg(test)]
-    fn scanned_edge_candidates(&self, first_len: usize) -> Vec<usize> {
-        let mut out = Vec::new();
+    fn scanned_edge_candidates(&self, first_len: usize) -> Places {
+        let mut out = Places::new();
         for &s in &self.starts {
             self.boundary_candidates(s, first_len, &mut out);
         }
@@ -606,7 +611,7 @@ impl<'o> Doc<'o> {
     /// gives: `j` when a line starts there, and the start of the line
     /// that crosses it, if that line may be the first line (`first_len`
     /// bytes) of an occurrence.
-    fn boundary_candidates(&self, j: usize, first_len: usize, out: &mut Vec<usize>) {
+    fn boundary_candidates(&self, j: usize, first_len: usize, out: &mut Places) {
         let line_starts_at_j = j == 0 || self.byte_at(j - 1) == b'\n';
         if line_starts_at_j {
             if j < self.len() {
@@ -1274,7 +1279,7 @@ mod tests {
 
     fn full(hits: Vec<usize>) -> OrigHits {
         OrigHits {
-            full: hits,
+            full: hits.into(),
             ..OrigHits::default()
         }
     }
@@ -1325,13 +1330,13 @@ mod tests {
             let mut doc = Doc::new(original);
             doc.replace(0..2, "");
             let hits = line_hits(original, "abc\nfoo", with_first_line);
-            assert_eq!(hits.full, [10]);
-            assert_eq!(doc.find("abc\nfoo", &hits, true), [0, 8]);
+            assert_eq!(hits.full[..], [10]);
+            assert_eq!(doc.find("abc\nfoo", &hits, true)[..], [0, 8]);
             // A cut line end: "ab" is a whole line now.
             let mut doc = Doc::new("ab\nabc\n");
             doc.replace(5..6, "");
             let hits = line_hits("ab\nabc\n", "ab", with_first_line);
-            assert_eq!(doc.find("ab", &hits, true), [0, 3]);
+            assert_eq!(doc.find("ab", &hits, true)[..], [0, 3]);
         }
     }
 
@@ -1467,7 +1472,7 @@ mod tests {
                     let all = find_overlapping(plain.as_bytes(), needle.as_bytes());
                     let want = whole_lines(&plain, &needle, &all);
                     let scanned = scanned_line_candidates(&doc, &needle, &first_line);
-                    let mut indexed = vec![usize::MAX];
+                    let mut indexed = Places::from_elem(usize::MAX, 1);
                     doc.line_candidates(&needle, &first_line, &mut indexed);
                     assert_eq!(indexed.remove(0), usize::MAX);
                     assert_eq!(whole_lines(&plain, &needle, &scanned), want, "{needle:?}");
@@ -1505,11 +1510,11 @@ mod tests {
         let hits = all_hits(original, "x = 1");
         doc.replace(6..11, "x = 1");
         assert_eq!(doc.text(), "x = 1\nx = 1\nx = 1\n");
-        assert_eq!(doc.find("x = 1", &full(hits), false), vec![0, 6, 12]);
+        assert_eq!(doc.find("x = 1", &full(hits), false)[..], [0, 6, 12]);
         // A deletion joins text into a new occurrence.
         let mut doc = Doc::new("ab--cd");
         doc.replace(2..4, "");
-        assert_eq!(doc.find("bc", &full(vec![]), false), vec![1]);
+        assert_eq!(doc.find("bc", &full(vec![]), false)[..], [1]);
     }
 
     #[test]
@@ -1518,11 +1523,8 @@ mod tests {
         let mut doc = Doc::new(original);
         let at = original.find("one").unwrap();
         doc.replace(at..at + 3, "1");
-        assert_eq!(
-            doc.find("二行 line", &full(vec![]), false),
-            Vec::<usize>::new()
-        );
-        assert_eq!(doc.find("e 1\n第", &full(vec![]), false), vec![at - 2]);
+        assert_eq!(doc.find("二行 line", &full(vec![]), false)[..], [0usize; 0]);
+        assert_eq!(doc.find("e 1\n第", &full(vec![]), false)[..], [at - 2]);
     }
 
     #[test]
@@ -1591,7 +1593,11 @@ mod tests {
                 }
                 let orig_hits = full(find_overlapping(original.as_bytes(), needle.as_bytes()));
                 let all = find_overlapping(plain.as_bytes(), needle.as_bytes());
-                assert_eq!(doc.find(needle, &orig_hits, false), all, "{needle:?}");
+                assert_eq!(
+                    doc.find(needle, &orig_hits, false).to_vec(),
+                    all,
+                    "{needle:?}"
+                );
                 let found = doc.find(needle, &line_hits(&original, needle, next(2) == 0), true);
                 let b = plain.as_bytes();
                 let whole_lines = |at: usize| {

@@ -10,7 +10,7 @@
 use std::ops::Range;
 
 use super::hints::choose;
-use super::locate::{split_lines, Located, Locator, Miss};
+use super::locate::{split_lines, Locator, Miss, Placed};
 use super::passes::{Lines, Pass};
 use crate::model::Replace;
 
@@ -45,7 +45,7 @@ impl Locator<'_> {
         lines: &Lines,
         r: &Replace,
         hint: Option<usize>,
-    ) -> Option<Result<Vec<Located>, Miss>> {
+    ) -> Option<Result<Placed, Miss>> {
         self.elided_from(lines, r, hint, 0)
     }
 
@@ -57,7 +57,7 @@ impl Locator<'_> {
         r: &Replace,
         hint: Option<usize>,
         from: usize,
-    ) -> Option<Result<Vec<Located>, Miss>> {
+    ) -> Option<Result<Placed, Miss>> {
         let search = split_lines(&r.search, r.unit);
         let kind = cutting(&search)?;
         let ranges = pieces(&search, kind)?;
@@ -76,7 +76,7 @@ impl Locator<'_> {
         replace: &[&str],
         (ranges, kind): (&[Range<usize>], Marker),
         (hint, from): (Option<usize>, usize),
-    ) -> Result<Vec<Located>, Miss> {
+    ) -> Result<Placed, Miss> {
         let open = |p: &Range<usize>| search[p.clone()].iter().all(|l| l.trim().is_empty());
         // Where the bounded pieces match, to name the place in a refusal.
         let at = || {

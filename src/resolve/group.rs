@@ -6,7 +6,7 @@
 use std::ops::Range;
 
 use super::hints::{self, choose, stale_hint_rivals};
-use super::locate::{self, split_lines, Located, Locator, Miss};
+use super::locate::{self, split_lines, Located, Locator, Miss, Placed};
 use super::passes::{self, Lines};
 use super::{blank_lines, line_numbers, replacement, FileResolver};
 use crate::error::EditError;
@@ -22,7 +22,7 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
         let base = self.doc.text().to_string();
         let lines = Lines::new(&base);
         let locator = self.locator();
-        let mut located: Vec<(&Edit, Vec<Located>, usize)> = Vec::new();
+        let mut located: Vec<(&Edit, Placed, usize)> = Vec::new();
         // Per located hunk: its start line, its hint, and whether the hint
         // picked it among several candidates (at the hint or near it).
         let mut placed: Vec<(usize, Option<usize>, bool)> = Vec::new();
@@ -86,7 +86,7 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
             keep
         });
         // Overlap check: later edits that overlap an earlier one fail.
-        let mut accepted: Vec<(&Edit, Vec<Located>)> = Vec::new();
+        let mut accepted: Vec<(&Edit, Placed)> = Vec::new();
         let mut regions = Regions::default();
         for (edit, locs, _) in located {
             let clash = regions
@@ -102,7 +102,7 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
             regions.add(accepted.len(), &locs);
             accepted.push((edit, locs));
         }
-        let all: Vec<Located> = accepted
+        let all: Placed = accepted
             .iter()
             .flat_map(|(_, l)| l.iter().cloned())
             .collect();
@@ -145,7 +145,7 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
         r: &Replace,
         prev_end: usize,
         prev: Option<(usize, usize)>,
-    ) -> Result<(Vec<Located>, usize, bool), EditError> {
+    ) -> Result<(Placed, usize, bool), EditError> {
         let search = split_lines(&r.search, MatchUnit::Lines);
         let replace = split_lines(&r.replace, MatchUnit::Lines);
         let header_line = match &r.context_header {
@@ -292,7 +292,7 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
             .map_err(|miss| self.miss_error(edit, r, miss))?;
         // Picked by its hint among several places (at it, or near it).
         let by_hint = several && hint.is_some();
-        Ok((vec![located], start + n, by_hint))
+        Ok((smallvec::smallvec![located], start + n, by_hint))
     }
 
     /// The blank-line-insensitive pass for a hunk (`FORMATS.md` §3), with
@@ -304,7 +304,7 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
         edit: &Edit,
         r: &Replace,
         min_start: usize,
-    ) -> Option<Result<(Vec<Located>, usize), EditError>> {
+    ) -> Option<Result<(Placed, usize), EditError>> {
         if !locator.tolerant() {
             return None;
         }
@@ -330,7 +330,7 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
             let new_lines = locator.build_blank(lines, r, pass, m.clone(), true)?;
             let range = lines.index.start(m.start)..lines.index.start(m.end);
             Ok((
-                vec![locator.lines_replacement(lines.text, range, &new_lines)],
+                smallvec::smallvec![locator.lines_replacement(lines.text, range, &new_lines)],
                 m.end,
             ))
         })
@@ -430,7 +430,7 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
         lines: &Lines,
         header_line: Option<usize>,
         replace: &[&str],
-    ) -> (Vec<Located>, usize) {
+    ) -> (Placed, usize) {
         let at_line = header_line.map_or(lines.len(), |l| l + 1);
         let text = lines.text;
         let mut new = String::new();
@@ -448,7 +448,7 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
             new.push_str(self.line_ending.as_str());
         }
         (
-            vec![Located {
+            smallvec::smallvec![Located {
                 range: at..at,
                 text: new,
             }],
@@ -477,7 +477,7 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
         lines: &Lines,
         edit: &Edit,
         a: &AnchoredRegion,
-    ) -> Result<(Vec<Located>, usize), EditError> {
+    ) -> Result<(Placed, usize), EditError> {
         let start: Vec<&str> = a.start.iter().map(String::as_str).collect();
         let anchor_replace = Replace::lines(String::new(), String::new());
         let Some((_, starts)) = locator.line_candidates(lines, &start) else {
@@ -520,7 +520,7 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
             last = last + ends[0] + end.len();
         }
         Ok((
-            vec![locator.replace_lines(lines, first..last, &a.content)],
+            smallvec::smallvec![locator.replace_lines(lines, first..last, &a.content)],
             last,
         ))
     }
@@ -604,7 +604,7 @@ impl Regions {
     }
 
     /// The first accepted edit (in acceptance order) that `locs` overlap.
-    fn first_overlap(&self, accepted: &[(&Edit, Vec<Located>)], locs: &[Located]) -> Option<usize> {
+    fn first_overlap(&self, accepted: &[(&Edit, Placed)], locs: &[Located]) -> Option<usize> {
         if self.overlapping {
             return accepted.iter().position(|(_, other)| {
                 other

@@ -16,7 +16,7 @@ use std::hash::BuildHasherDefault;
 use crate::text::lines::for_each_newline;
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
-use super::doc::{self, OrigHits};
+use super::doc::{self, OrigHits, Places};
 use crate::model::MatchUnit;
 use crate::text::hashed::PrecomputedHasher;
 
@@ -152,7 +152,7 @@ fn distinct_hits(original: &str, needles: &[&Needle]) -> Vec<OrigHits> {
 /// Hits without the places of the first line.
 fn full(hits: Vec<usize>) -> OrigHits {
     OrigHits {
-        full: hits,
+        full: hits.into(),
         ..OrigHits::default()
     }
 }
@@ -326,7 +326,7 @@ fn fingerprint(line: &[u8], bits: u32) -> usize {
 const SPLIT_BYTES: usize = 2 << 20;
 
 /// Each needle's hits and first-line places of one part of a scan.
-type Scanned = (Vec<Vec<usize>>, Vec<Option<Vec<usize>>>);
+type Scanned = (Vec<Places>, Vec<Option<Places>>);
 
 /// The scan of [`line_starts`] over the lines of `range` (which starts at
 /// a line start): the lines ending in a `\n` in it, and when `last`, the
@@ -338,10 +338,10 @@ fn scan_lines(
     needles: &[&Needle],
     firsts: &FirstLines,
 ) -> Scanned {
-    let mut hits: Vec<Vec<usize>> = vec![Vec::new(); needles.len()];
-    let mut first_lines: Vec<Option<Vec<usize>>> = needles
+    let mut hits: Vec<Places> = vec![Places::new(); needles.len()];
+    let mut first_lines: Vec<Option<Places>> = needles
         .iter()
-        .map(|n| n.text.contains('\n').then(Vec::new))
+        .map(|n| n.text.contains('\n').then(Places::new))
         .collect();
     // A line some needle's first line may be (rare): its candidates
     // checked in full.
@@ -627,10 +627,10 @@ mod tests {
                     .into_iter()
                     .filter(|&s| is_line_hit(text.as_bytes(), s, n.text.as_bytes()))
                     .collect();
-                assert_eq!(got.full, want, "{:?} in {text:?}", n.text);
+                assert_eq!(got.full.to_vec(), want, "{:?} in {text:?}", n.text);
                 if let Some(places) = got.first_line {
                     assert_eq!(
-                        places,
+                        places.to_vec(),
                         first_line_places(&text, &n.text),
                         "{:?} in {text:?}",
                         n.text
@@ -687,7 +687,7 @@ mod tests {
                     MatchUnit::Lines => line_starts(&text, &refs)
                         .into_iter()
                         .enumerate()
-                        .map(|(edit, hits)| (edit, hits.full))
+                        .map(|(edit, hits)| (edit, hits.full.to_vec()))
                         .collect(),
                     MatchUnit::Substring => automaton(&text, &refs).into_iter().collect(),
                 };
@@ -702,7 +702,7 @@ mod tests {
                 let found = find(&text, &needles);
                 for n in &needles {
                     assert_eq!(
-                        found.get(n.edit).unwrap().full,
+                        found.get(n.edit).unwrap().full.to_vec(),
                         plain(n),
                         "{unit:?} {:?}",
                         n.text
@@ -718,7 +718,7 @@ mod tests {
                             continue;
                         };
                         assert_eq!(
-                            places,
+                            places.to_vec(),
                             first_line_places(&text, &n.text),
                             "{:?} in {text:?}",
                             n.text
@@ -753,7 +753,12 @@ mod tests {
                     .into_iter()
                     .filter(|&s| is_line_hit(text.as_bytes(), s, n.text.as_bytes()))
                     .collect();
-                assert_eq!(found.get(n.edit).unwrap().full, want, "{:?}", n.text);
+                assert_eq!(
+                    found.get(n.edit).unwrap().full.to_vec(),
+                    want,
+                    "{:?}",
+                    n.text
+                );
             }
             for e in [0, 2, 3, 100] {
                 assert!(found.get(e).is_none());

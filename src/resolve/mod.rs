@@ -38,7 +38,7 @@ use crate::text::lines::{newlines, LineIndex};
 use crate::workspace::{FileSource, LoadError, SourceText, WorkspacePath};
 use doc::Doc;
 use elision::ElisionMiss;
-use locate::{Located, Locator, Miss};
+use locate::{Located, Locator, Miss, Placed};
 use messages::Messages;
 
 /// How tolerant matching is (`--match`).
@@ -419,7 +419,7 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
     /// (At most [`FEW_EDITS`] are spliced one by one.)
     /// Overlapping ones (occurrences of a `replace_all` that share text)
     /// keep the leftmost, as `str::replace` does.
-    fn apply_located(&mut self, mut located: Vec<Located>, track_shifts: bool) {
+    fn apply_located(&mut self, mut located: Placed, track_shifts: bool) {
         located.sort_by_key(|l| (l.range.start, l.range.end));
         let mut end = 0;
         located.retain(|l| {
@@ -788,7 +788,7 @@ impl<'o: 'c, 'c> FileResolver<'o, 'c> {
         at = at.min(current.len());
         let track = self.tracks_hints();
         self.apply_located(
-            vec![Located {
+            smallvec::smallvec![Located {
                 range: at..at,
                 text: new,
             }],

@@ -8,7 +8,7 @@ use crate::resolve::blank_lines;
 use crate::resolve::hints::choose_window;
 use crate::resolve::passes::{Lines, Pass};
 
-use super::{split_lines, Located, Locator, Miss};
+use super::{split_lines, Locator, Miss, Placed};
 
 impl Locator<'_> {
     /// The blank-line-insensitive pass ([`blank_lines`]); `None` when it
@@ -18,7 +18,7 @@ impl Locator<'_> {
         lines: &Lines,
         r: &Replace,
         hint: Option<usize>,
-    ) -> Option<Result<Vec<Located>, Miss>> {
+    ) -> Option<Result<Placed, Miss>> {
         let r = &blank_lines_variant(r)?;
         let search = split_lines(&r.search, r.unit);
         let (pass, windows) = blank_lines::find(lines, &search)?;

@@ -11,7 +11,7 @@ use crate::resolve::line_numbers;
 use crate::resolve::passes::{fuzzy, Lines, Pass};
 use crate::resolve::MatchMode;
 
-use super::{split_lines, Located, Locator, Miss, Near, FUZZY_MARGIN, NEAREST_BUDGET};
+use super::{split_lines, Located, Locator, Miss, Near, Placed, FUZZY_MARGIN, NEAREST_BUDGET};
 
 impl Locator<'_> {
     /// Pass 7, when a threshold is set: the one window clearly closest to
@@ -21,7 +21,7 @@ impl Locator<'_> {
         lines: &Lines,
         r: &Replace,
         hint: Option<usize>,
-    ) -> Option<Result<Vec<Located>, Miss>> {
+    ) -> Option<Result<Placed, Miss>> {
         let (MatchMode::Tolerant, Some(threshold)) = (self.config.match_mode, self.config.fuzzy)
         else {
             return None;

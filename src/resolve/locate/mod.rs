@@ -15,7 +15,7 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use super::doc::{Doc, OrigHits};
+use super::doc::{Doc, OrigHits, Places};
 use super::hints::{choose, choose_window};
 use super::indent;
 use super::line_numbers;
@@ -51,6 +51,10 @@ pub struct Located {
     /// Their replacement, in the file's line ending.
     pub text: String,
 }
+
+/// The places a search resolved to: one, or every occurrence for
+/// `replace_all` (held in place for one: most edits).
+pub type Placed = smallvec::SmallVec<[Located; 1]>;
 
 /// Why a search did not resolve. Lines are current 0-based lines.
 #[derive(Clone, Debug, PartialEq)]
@@ -149,6 +153,25 @@ pub fn split_lines(text: &str, unit: MatchUnit) -> Vec<&str> {
                     .map(|l| l.strip_suffix('\r').unwrap_or(l))
                     .collect()
             }
+        }
+    }
+}
+
+/// The exact candidates of a search ([`Locator::exact_on_doc`]): the
+/// original's list, shared by every search of the same text while the file
+/// is unedited, or this search's own (most often one or two, in place).
+pub enum Starts<'h> {
+    Shared(&'h [usize]),
+    Own(Places),
+}
+
+impl std::ops::Deref for Starts<'_> {
+    type Target = [usize];
+
+    fn deref(&self) -> &[usize] {
+        match self {
+            Starts::Shared(starts) => starts,
+            Starts::Own(starts) => starts,
         }
     }
 }
@@ -270,11 +293,11 @@ impl Locator<'_> {
         doc: &Doc,
         r: &Replace,
         orig_hits: &'h OrigHits,
-    ) -> (Cow<'h, [usize]>, usize) {
+    ) -> (Starts<'h>, usize) {
         let needle = self.exact_needle(r);
         let len = needle.len();
         if len == 0 {
-            return (Cow::Borrowed(&[]), 0);
+            return (Starts::Shared(&[]), 0);
         }
         // An unedited doc is its original text: its hits are the
         // original's, read there and shared by every block with this
@@ -282,16 +305,18 @@ impl Locator<'_> {
         // piece by piece, then 10^8 in the original, one block at a time).
         if !doc.is_edited() {
             return match r.unit {
-                MatchUnit::Substring => (Cow::Borrowed(&orig_hits.full), len),
-                MatchUnit::Lines => (whole_line_hits(orig_hits, doc.original(), len), len),
+                MatchUnit::Substring => (Starts::Shared(&orig_hits.full), len),
+                MatchUnit::Lines => match whole_line_hits(orig_hits, doc.original(), len) {
+                    Cow::Borrowed(starts) => (Starts::Shared(starts), len),
+                    Cow::Owned(starts) => (Starts::Own(Places::from_vec(starts)), len),
+                },
             };
         }
-        let hits = doc.find(&needle, orig_hits, r.unit == MatchUnit::Lines);
-        let starts = hits
-            .into_iter()
-            .filter(|&s| r.unit == MatchUnit::Substring || is_whole_lines(doc, &(s..s + len)))
-            .collect();
-        (Cow::Owned(starts), len)
+        let mut starts = doc.find(&needle, orig_hits, r.unit == MatchUnit::Lines);
+        if r.unit == MatchUnit::Lines {
+            starts.retain(|s| is_whole_lines(doc, &(*s..*s + len)));
+        }
+        (Starts::Own(starts), len)
     }
 
     /// Locates a replace in `doc`, given its exact needle's hits in the
@@ -303,7 +328,7 @@ impl Locator<'_> {
         format: Format,
         orig_hits: &OrigHits,
         hint: Option<usize>,
-    ) -> Result<Vec<Located>, Miss> {
+    ) -> Result<Placed, Miss> {
         let (exact, len) = self.exact_on_doc(doc, r, orig_hits);
         if !exact.is_empty() {
             let lines = LazyLines::new(doc);
@@ -346,7 +371,7 @@ impl Locator<'_> {
         r: &Replace,
         format: Format,
         hint: Option<usize>,
-    ) -> Result<Vec<Located>, Miss> {
+    ) -> Result<Placed, Miss> {
         let text = lines.text;
         let mut variants = vec![r.clone()];
         let unnumbered = r
@@ -451,7 +476,7 @@ impl Locator<'_> {
         k: usize,
         format: Format,
         hint: Option<usize>,
-    ) -> Result<Vec<Located>, Miss> {
+    ) -> Result<Placed, Miss> {
         if k > 0 {
             let exact = self.exact_in_text(text, v);
             if !exact.is_empty() {
@@ -542,12 +567,7 @@ impl Locator<'_> {
     }
 
     /// Passes 2-5, line by line.
-    fn line_passes(
-        &self,
-        lines: &Lines,
-        r: &Replace,
-        hint: Option<usize>,
-    ) -> Result<Vec<Located>, Miss> {
+    fn line_passes(&self, lines: &Lines, r: &Replace, hint: Option<usize>) -> Result<Placed, Miss> {
         let search = split_lines(&r.search, r.unit);
         let replace = split_lines(&r.replace, r.unit);
         if search.is_empty() {

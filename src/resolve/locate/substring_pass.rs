@@ -9,7 +9,9 @@ use crate::resolve::passes::{boundary_prefix, substring, Lines, Pass};
 use crate::resolve::replacement::surely_truncated;
 use crate::syntax;
 
-use super::{choose_bytes, region_lines, span_of, split_lines, Located, Locator, Miss, TextView};
+use super::{
+    choose_bytes, region_lines, span_of, split_lines, Located, Locator, Miss, Placed, TextView,
+};
 
 impl Locator<'_> {
     /// A string tool's whole-line match written as the literal replace of
@@ -50,7 +52,7 @@ impl Locator<'_> {
         lines: &Lines,
         r: &Replace,
         hint: Option<usize>,
-    ) -> Result<Vec<Located>, Miss> {
+    ) -> Result<Placed, Miss> {
         let text = lines.text;
         let needle = self
             .line_ending
