@@ -358,15 +358,20 @@ fn split_lines(payload: &str) -> (Vec<&str>, markdown::Fences) {
         .then(|| memchr::memchr(b'\n', &payload.as_bytes()[half..]))
         .flatten()
         .map(|i| half + i + 1);
-    let read = |text| {
-        let lines = crate::text::lines::split(text);
+    // The first half's list has room for the second's lines too (as
+    // many as the whole payload would have): they are copied after its
+    // own, with no reallocation that would copy its own again.
+    let read = |text, room: usize| {
+        let lines = crate::text::lines::split_into(text, Vec::with_capacity(room / 32 + 1));
         let fence_lines = markdown::fence_lines(&lines);
         (lines, fence_lines)
     };
     let (lines, fence_lines) = match cut {
         Some(mid) if crate::cores::count() > 1 => {
-            let ((mut lines, mut fence_lines), (second, later)) =
-                crate::cores::join(|| read(&payload[..mid]), || read(&payload[mid..]));
+            let ((mut lines, mut fence_lines), (second, later)) = crate::cores::join(
+                || read(&payload[..mid], payload.len()),
+                || read(&payload[mid..], payload.len() - mid),
+            );
             let base = lines.len();
             fence_lines.extend(later.into_iter().map(|f| markdown::FenceLine {
                 line: base + f.line,
@@ -375,7 +380,7 @@ fn split_lines(payload: &str) -> (Vec<&str>, markdown::Fences) {
             lines.extend(second);
             (lines, fence_lines)
         }
-        _ => read(payload),
+        _ => read(payload, payload.len()),
     };
     let fences = markdown::Fences::of_fence_lines(lines.len(), &fence_lines);
     (lines, fences)

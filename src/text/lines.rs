@@ -150,8 +150,13 @@ mod sse2 {
 /// without its `\n` and one `\r` before it; no empty last line after a
 /// final `\n`.
 pub fn split(text: &str) -> Vec<&str> {
+    split_into(text, Vec::with_capacity(text.len() / 32 + 1))
+}
+
+/// [`split`], the lines pushed after those of `out` (a caller that joins
+/// the lines of two halves gives the first room for both).
+pub fn split_into<'t>(text: &'t str, mut out: Vec<&'t str>) -> Vec<&'t str> {
     let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len() / 32 + 1);
     let mut start = 0;
     for_each_newline(bytes, |end| {
         let line = &text[start..end];
