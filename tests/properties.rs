@@ -195,8 +195,8 @@ proptest! {
             prop_assert_eq!(doc.text(), plain.as_str());
             prop_assert_eq!(doc.len(), plain.len());
             for needle in &needles {
-                let orig_hits = OrigHits { full: naive_find(&original, needle), ..OrigHits::default() };
-                prop_assert_eq!(doc.find(needle, &orig_hits, false), naive_find(&plain, needle), "needle {:?}", needle);
+                let orig_hits = OrigHits { full: naive_find(&original, needle).into(), ..OrigHits::default() };
+                prop_assert_eq!(doc.find(needle, &orig_hits, false).to_vec(), naive_find(&plain, needle), "needle {:?}", needle);
             }
         }
         let edits = llm_edit_lsp::plan::TextEdits::new(doc.edits()).expect("disjoint");
