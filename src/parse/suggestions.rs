@@ -83,12 +83,12 @@ fn lead(line: &str) -> Option<u8> {
         .find(|&b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c))
 }
 
-/// Whether a line led by `lead` may open the text of an edit: every
-/// opener [`edit_text_end`] knows starts, once trimmed, with `<`
+/// Whether a line may open the text of an edit: every opener
+/// [`edit_text_end`] knows starts, once trimmed, with `<`
 /// (`<<<<<<< SEARCH`, `<apply_diff>`), `«`, `*` (`*** Begin Patch`, a
 /// bold label), `F` or `R` (`FIND:`, `REPLACE:`).
-fn may_open_edit_text(lead: Option<u8>) -> bool {
-    matches!(lead, Some(b'<' | b'*' | b'F' | b'R' | 0x80..))
+fn may_open_edit_text(line: &str) -> bool {
+    matches!(lead(line), Some(b'<' | b'*' | b'F' | b'R' | 0x80..))
 }
 
 /// Whether a prose line may hold a command: a `$ ` prompt (led by `$`)
@@ -99,7 +99,7 @@ fn may_hold_command(line: &str) -> bool {
 
 /// When line `i` opens the text of an edit, the index of its last line.
 fn edit_text_end(lines: &[&str], i: usize) -> Option<usize> {
-    if !may_open_edit_text(lead(lines[i])) {
+    if !may_open_edit_text(lines[i]) {
         return None;
     }
     opened_edit_text_end(lines, i)
@@ -211,7 +211,7 @@ mod tests {
                 ">>>>>>> REPLACE",
                 "»»» EDIT END",
             ];
-            if !may_open_edit_text(lead(&line)) {
+            if !may_open_edit_text(&line) {
                 assert_eq!(opened_edit_text_end(&lines, 0), None, "{line:?}");
             }
             if !may_hold_command(&line) {
