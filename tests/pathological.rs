@@ -497,3 +497,30 @@ fn the_report_bound_holds_for_a_small_input() {
     refused("small ambiguous", &outcome, &[ErrorKind::Ambiguous]);
     assert!(outcome.errors[0].lines.len() <= 20);
 }
+
+/// JSON nested a million arrays deep, as the payload's value and inside
+/// an `arguments` string: `serde_json` validates a value it ignores
+/// without a depth limit, and the tree of positions was built by
+/// recursion, so this overflowed the stack and aborted the process (the
+/// language server and the MCP server with it).
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "timing: run with --release (scripts/test does)"
+)]
+fn json_nested_a_million_deep() {
+    let files = MemFiles::of(&[("f.py", "x = 1\n".to_string())]);
+    let nest = format!("{}{}", "[".repeat(1_000_000), "]".repeat(1_000_000));
+    let top = format!("{{\"name\": \"edit_file\", \"arguments\": {nest}}}");
+    let inner = format!("{{\"path\": \"f.py\", \"content\": {nest}}}");
+    let in_string = serde_json::json!({"name": "edit_file", "arguments": inner}).to_string();
+    for (name, payload) in [("nested JSON", top), ("nested arguments", in_string)] {
+        let r = run(name, &payload, &Options::default(), &files);
+        refused(name, &r.outcome, &[ErrorKind::Parse]);
+        let message = &r.outcome.errors[0].message;
+        assert!(
+            message.contains("nest more than 128 deep"),
+            "{name}: {message}"
+        );
+    }
+}

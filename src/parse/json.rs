@@ -140,14 +140,10 @@ impl Ctx {
                 break;
             }
             match value::parse_at(text, start) {
-                Some(node) => roots.push(node),
-                None => {
+                Ok(node) => roots.push(node),
+                Err(unread) => {
                     let line = self.line_of(start);
-                    self.out.errors.push(EditError::at_payload_line(
-                        ErrorKind::Parse,
-                        line,
-                        format!("could not read the JSON value at payload line {line}"),
-                    ));
+                    self.out.errors.push(unreadable(line, unread));
                     break;
                 }
             }
@@ -328,18 +324,23 @@ impl Ctx {
     fn decode_arguments(&mut self, name: &str, text: &str, string: &Node) -> Option<Node> {
         let line = self.line_of(string.start);
         let checked = serde_json::from_str::<serde::de::IgnoredAny>(text);
-        let decoded = checked.as_ref().ok().and_then(|_| value::parse_at(text, 0));
-        if let Some(mut node) = decoded.filter(|n| matches!(n.value, Value::Object(_))) {
-            node.relocate(string.start, string.end);
-            return Some(node);
-        }
-        let (kind, problem) = match checked {
-            Err(err) if err.is_eof() => (
+        let decoded = checked.as_ref().ok().map(|_| value::parse_at(text, 0));
+        let decoded = match decoded {
+            Some(Ok(mut node)) if matches!(node.value, Value::Object(_)) => {
+                node.relocate(string.start, string.end);
+                return Some(node);
+            }
+            Some(Err(unread)) => Some(unread),
+            _ => None,
+        };
+        let (kind, problem) = match (checked, decoded) {
+            (Err(err), _) if err.is_eof() => (
                 ErrorKind::Truncated,
                 format!("it ends before its JSON closes ({err})"),
             ),
-            Err(err) => (ErrorKind::Parse, format!("it is not valid JSON ({err})")),
-            Ok(_) => (ErrorKind::Parse, "it is not a JSON object".to_string()),
+            (Err(err), _) => (ErrorKind::Parse, format!("it is not valid JSON ({err})")),
+            (Ok(_), Some(value::Unread::TooDeep)) => (ErrorKind::Parse, too_deep()),
+            (Ok(_), _) => (ErrorKind::Parse, "it is not a JSON object".to_string()),
         };
         let span = self.span(string);
         self.out.errors.push(
@@ -355,6 +356,30 @@ impl Ctx {
         );
         None
     }
+}
+
+/// The error for a top-level JSON value at payload `line` that
+/// [`value::parse_at`] could not read.
+fn unreadable(line: usize, unread: value::Unread) -> EditError {
+    let message = match unread {
+        value::Unread::TooDeep => {
+            format!(
+                "the JSON value at payload line {line} cannot be read: {}; send the calls \
+                 without the extra nesting",
+                too_deep()
+            )
+        }
+        value::Unread::Broken => format!("could not read the JSON value at payload line {line}"),
+    };
+    EditError::at_payload_line(ErrorKind::Parse, line, message)
+}
+
+/// What is wrong with JSON nested past [`value::MAX_DEPTH`].
+fn too_deep() -> String {
+    format!(
+        "its arrays and objects nest more than {} deep (no tool call does)",
+        value::MAX_DEPTH
+    )
 }
 
 /// Keys that hold a call's arguments: OpenAI `arguments`, Anthropic `input`,

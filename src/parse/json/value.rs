@@ -95,15 +95,36 @@ impl Node {
     }
 }
 
+/// Arrays and objects nested deeper than this are not read: no tool call
+/// nests so deep, and the tree, its walk and its drop recurse once a
+/// level (`serde_json`'s own limit, which its validation of a value it
+/// ignores does not apply).
+pub const MAX_DEPTH: usize = 128;
+
+/// Why [`parse_at`] read no value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unread {
+    /// The text is not the JSON value it should be.
+    Broken,
+    /// Arrays and objects nest deeper than [`MAX_DEPTH`].
+    TooDeep,
+}
+
 /// Parses the valid JSON value that starts at byte `pos` of `text`
 /// (whitespace before it is skipped).
-pub fn parse_at(text: &str, pos: usize) -> Option<Node> {
+pub fn parse_at(text: &str, pos: usize) -> Result<Node, Unread> {
     let mut parser = Parser {
         text,
         bytes: text.as_bytes(),
         pos,
+        depth: 0,
+        too_deep: false,
     };
-    parser.value()
+    match parser.value() {
+        Some(node) => Ok(node),
+        None if parser.too_deep => Err(Unread::TooDeep),
+        None => Err(Unread::Broken),
+    }
 }
 
 /// Byte offset of the first non-whitespace character at or after `pos`.
@@ -121,6 +142,10 @@ struct Parser<'a> {
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
+    /// Arrays and objects open around the cursor.
+    depth: usize,
+    /// Set when a value was given up for nesting past [`MAX_DEPTH`].
+    too_deep: bool,
 }
 
 impl Parser<'_> {
@@ -128,8 +153,12 @@ impl Parser<'_> {
         self.pos = skip_whitespace(self.text, self.pos);
         let start = self.pos;
         let value = match *self.bytes.get(self.pos)? {
-            b'{' => self.object()?,
-            b'[' => self.array()?,
+            b'{' | b'[' if self.depth == MAX_DEPTH => {
+                self.too_deep = true;
+                return None;
+            }
+            b'{' => self.nested(Self::object)?,
+            b'[' => self.nested(Self::array)?,
             b'"' => Value::String(self.string()?),
             b't' => self.literal("true", Value::Bool(true))?,
             b'f' => self.literal("false", Value::Bool(false))?,
@@ -141,6 +170,14 @@ impl Parser<'_> {
             start,
             end: self.pos,
         })
+    }
+
+    /// An array or an object, one level deeper.
+    fn nested(&mut self, read: fn(&mut Self) -> Option<Value>) -> Option<Value> {
+        self.depth += 1;
+        let value = read(self);
+        self.depth -= 1;
+        value
     }
 
     fn object(&mut self) -> Option<Value> {
@@ -262,8 +299,23 @@ mod tests {
             "",
             "{\"a\":1,}",
         ] {
-            assert_eq!(parse_at(text, 0), None, "{text}");
+            assert_eq!(parse_at(text, 0), Err(Unread::Broken), "{text}");
         }
+    }
+
+    #[test]
+    fn nesting_stops_at_the_limit() {
+        let nested = |depth: usize| format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+        assert!(parse_at(&nested(MAX_DEPTH), 0).is_ok());
+        assert_eq!(parse_at(&nested(MAX_DEPTH + 1), 0), Err(Unread::TooDeep));
+        let objects = format!(
+            "{}1{}",
+            "{\"a\":".repeat(MAX_DEPTH + 1),
+            "}".repeat(MAX_DEPTH + 1)
+        );
+        assert_eq!(parse_at(&objects, 0), Err(Unread::TooDeep));
+        // Deep enough to overflow the stack of a parser that recursed on.
+        assert_eq!(parse_at(&nested(1_000_000), 0), Err(Unread::TooDeep));
     }
 
     #[test]
