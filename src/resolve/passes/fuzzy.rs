@@ -558,6 +558,12 @@ impl Scan<'_> {
             if bound > max_dist as u64 {
                 continue;
             }
+            // A window to score: its distance may take long (a search of
+            // thousands of lines), so the clock is read before each one,
+            // not only every 256 windows.
+            if Instant::now() > deadline {
+                return (windows, true);
+            }
             normalized_window(&mut normalized, |i| line(i), start, n);
             debug_assert_eq!(normalized.chars().count(), wl);
             if let Some(distance) = scorer.distance(&normalized, max_dist) {
@@ -594,7 +600,9 @@ pub fn find_near_plain(
     let mut windows: Vec<Window> = Vec::new();
     let mut timed_out = false;
     for start in first..last {
-        if start % 256 == 255 && Instant::now() > deadline {
+        // Each window is normalized whole and may be scored: the clock is
+        // read before each one.
+        if Instant::now() > deadline {
             timed_out = true;
             break;
         }
@@ -797,8 +805,10 @@ pub fn nearest(file: &Lines, search: &[&str], deadline: Instant) -> Option<Score
         candidates = (0..windows).step_by(stride).collect();
     }
     let mut best: Option<Scored> = None;
-    for (k, start) in candidates.iter().copied().enumerate() {
-        if k % 64 == 63 && Instant::now() > deadline {
+    for start in candidates.iter().copied() {
+        // Each candidate is scored whole (a long search takes long): the
+        // clock is read before each one.
+        if Instant::now() > deadline {
             complete = false;
             break;
         }
