@@ -33,7 +33,7 @@ pub struct Unit {
 impl Unit {
     /// Lines `start..end` standing alone (a comment with a blank line
     /// below it), named by their text.
-    fn standalone(src: &str, start: usize, end: usize) -> Unit {
+    fn standalone(src: &Src, start: usize, end: usize) -> Unit {
         Unit {
             start,
             head: start,
@@ -73,13 +73,59 @@ pub fn outline(language: Language, text: &str) -> Option<Outline> {
         return None;
     }
     let mut out = Outline::default();
-    container(root, text, &mut out);
+    container(root, &Src::new(text), &mut out);
     Some(out)
+}
+
+/// A text and where its lines start: a unit named by its text reads its
+/// lines from there (reading them from the text's start was once a unit,
+/// quadratic in a file of thousands of units).
+struct Src<'s> {
+    text: &'s str,
+    starts: Vec<usize>,
+}
+
+impl<'s> Src<'s> {
+    fn new(text: &'s str) -> Src<'s> {
+        // An empty text has no line (as `str::lines` has none).
+        let mut starts = if text.is_empty() { Vec::new() } else { vec![0] };
+        starts.extend(
+            memchr::memchr_iter(b'\n', text.as_bytes())
+                .map(|i| i + 1)
+                .filter(|&i| i < text.len()),
+        );
+        Src { text, starts }
+    }
+
+    /// Lines `start..end` as `str::lines` gives them.
+    fn lines(&self, start: usize, end: usize) -> impl Iterator<Item = &'s str> + '_ {
+        let text = self.text;
+        self.starts
+            .get(start..end.min(self.starts.len()))
+            .unwrap_or_default()
+            .iter()
+            .map(move |&s| {
+                let e = memchr::memchr(b'\n', &text.as_bytes()[s..]).map_or(text.len(), |i| s + i);
+                let line = &text[s..e];
+                // A `\r` goes only before a `\n`, as `str::lines` drops it.
+                match e < text.len() {
+                    true => line.strip_suffix('\r').unwrap_or(line),
+                    false => line,
+                }
+            })
+    }
+}
+
+impl std::ops::Deref for Src<'_> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.text
+    }
 }
 
 /// Reads the units among `parent`'s named children into a new container
 /// of `out`, and the containers of their members after it; its index.
-fn container(parent: Node, src: &str, out: &mut Outline) -> usize {
+fn container(parent: Node, src: &Src, out: &mut Outline) -> usize {
     let index = out.containers.len();
     out.containers.push(Container::default());
     let mut units: Vec<Unit> = Vec::new();
@@ -192,9 +238,9 @@ fn members_of(node: Node) -> Option<Node> {
 }
 
 /// The text of lines `start..end`, each without trailing blanks.
-fn text_key(src: &str, start: usize, end: usize) -> String {
+fn text_key(src: &Src, start: usize, end: usize) -> String {
     let mut key = String::from("text ");
-    for line in src.lines().skip(start).take(end - start) {
+    for line in src.lines(start, end) {
         key.push_str(line.trim_end());
         key.push('\n');
     }
@@ -202,7 +248,7 @@ fn text_key(src: &str, start: usize, end: usize) -> String {
 }
 
 /// What names a unit: its kind and name, else its text.
-fn key(node: Node, src: &str) -> String {
+fn key(node: Node, src: &Src) -> String {
     let text = |n: Node| src[n.byte_range()].to_string();
     let kind = node.kind();
     match kind {
@@ -282,7 +328,7 @@ fn is_docstring(node: Node) -> bool {
 
 /// The decorators that tell apart definitions of one name: a property's
 /// getter and setter, the overloads of a function.
-fn overload(node: Node, src: &str) -> String {
+fn overload(node: Node, src: &Src) -> String {
     let mut out = String::new();
     let mut cursor = node.walk();
     for d in node.named_children(&mut cursor) {
@@ -415,5 +461,26 @@ mod tests {
     #[test]
     fn a_text_with_errors_has_no_outline() {
         assert_eq!(outline(Language::Python, "def f(:\n    pass\n"), None);
+    }
+
+    /// A unit's lines read from the line table are `str::lines`' lines.
+    #[test]
+    fn lines_from_the_table_are_the_texts_lines() {
+        let mut rng = crate::test_rng::Rng::new(41);
+        let pieces = ["a", "bc ", "\n", "\r\n", "\r", " ", "é"];
+        for _ in 0..3_000 {
+            let text: String = (0..rng.below(12))
+                .map(|_| pieces[rng.below(pieces.len())])
+                .collect();
+            let src = Src::new(&text);
+            let count = text.lines().count();
+            for start in 0..=count + 1 {
+                for end in start..=count + 2 {
+                    let want: Vec<&str> = text.lines().skip(start).take(end - start).collect();
+                    let got: Vec<&str> = src.lines(start, end).collect();
+                    assert_eq!(got, want, "{text:?} {start}..{end}");
+                }
+            }
+        }
     }
 }
