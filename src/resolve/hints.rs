@@ -146,11 +146,7 @@ impl Locator<'_> {
 pub fn stale_hint_rivals(
     placed: &[(usize, Option<usize>, bool)],
 ) -> Vec<Option<(usize, usize, usize)>> {
-    let pinned = |j: usize| match placed[j] {
-        (start, Some(hint), false) => Some((j, start, hint)),
-        _ => None,
-    };
-    let offset = |(_, start, hint): (usize, usize, usize)| start as i64 - hint as i64;
+    let pinned = |j: usize| pinned(placed, j);
     // The nearest pinned hunk before each hunk and after it, in one pass
     // each way (a search from every hunk was quadratic: 100,000 hunks of a
     // diff over identical lines, each picked by its hint, took seconds).
@@ -178,6 +174,20 @@ pub fn stale_hint_rivals(
                 .find(|&n| offset(n) != own)
         })
         .collect()
+}
+
+/// Hunk `j` as `(index, start, hint)` when it was placed without its hint's
+/// help and has one.
+fn pinned(placed: &[(usize, Option<usize>, bool)], j: usize) -> Option<(usize, usize, usize)> {
+    match placed[j] {
+        (start, Some(hint), false) => Some((j, start, hint)),
+        _ => None,
+    }
+}
+
+/// How far a placed hunk sits from its hint.
+fn offset((_, start, hint): (usize, usize, usize)) -> i64 {
+    start as i64 - hint as i64
 }
 
 #[cfg(test)]
@@ -217,11 +227,7 @@ mod tests {
     fn stale_hint_rivals_plain(
         placed: &[(usize, Option<usize>, bool)],
     ) -> Vec<Option<(usize, usize, usize)>> {
-        let pinned = |j: usize| match placed[j] {
-            (start, Some(hint), false) => Some((j, start, hint)),
-            _ => None,
-        };
-        let offset = |(_, start, hint): (usize, usize, usize)| start as i64 - hint as i64;
+        let pinned = |j: usize| pinned(placed, j);
         (0..placed.len())
             .map(|i| {
                 let (start, Some(hint), true) = placed[i] else {
