@@ -482,6 +482,52 @@ mod tests {
         }
     }
 
+    /// A line's tally is the bag of the line normalized, as the module
+    /// defines it (each printable ASCII char in its bucket, every other
+    /// char not whitespace in `OTHER`, one space between two words in
+    /// `SPACES`), and its length is the normalized line's, however the
+    /// line is indented.
+    #[test]
+    fn a_tally_is_the_normalized_lines_bag() {
+        let mut rng = crate::test_rng::Rng::new(29);
+        let parts = [
+            " ", "    ", "        ", "\t", "\r", "\x0B", "a", "bc", "x_y", "(", "~", "é",
+            "\u{3000}", "\u{A0}",
+        ];
+        let mut tally = Tally::<u32>::new();
+        let mut plain = [0u32; BUCKETS];
+        for _ in 0..20_000 {
+            let line: String = (0..rng.below(24)).map(|_| *rng.pick(&parts)).collect();
+            let normalized = line.split_whitespace().collect::<Vec<_>>().join(" ");
+            for c in normalized.chars() {
+                let k = if c == ' ' {
+                    SPACES
+                } else if c.is_ascii() && c as usize >= FIRST {
+                    c as usize
+                } else if c.is_ascii() {
+                    continue;
+                } else {
+                    OTHER
+                };
+                plain[k - FIRST] += 1;
+            }
+            assert_eq!(
+                tally.line(&line),
+                normalized.chars().count() as u32,
+                "{line:?}"
+            );
+            let counts = tally.counts();
+            for k in 0..BUCKETS {
+                assert_eq!(
+                    counts[k],
+                    plain[k],
+                    "bucket {:#x} after {line:?}",
+                    k + FIRST
+                );
+            }
+        }
+    }
+
     /// The `u16` sum (SSE2 on x86-64) is the sum one bucket at a time, on
     /// counts of every size (their wrap and -32,768 included).
     #[test]
