@@ -500,14 +500,11 @@ mod tests {
             let line: String = (0..rng.below(24)).map(|_| *rng.pick(&parts)).collect();
             let normalized = line.split_whitespace().collect::<Vec<_>>().join(" ");
             for c in normalized.chars() {
-                let k = if c == ' ' {
-                    SPACES
-                } else if c.is_ascii() && c as usize >= FIRST {
-                    c as usize
-                } else if c.is_ascii() {
-                    continue;
-                } else {
-                    OTHER
+                // The parts hold no control char but whitespace.
+                let k = match c {
+                    ' ' => SPACES,
+                    c if c.is_ascii() => c as usize,
+                    _ => OTHER,
                 };
                 plain[k - FIRST] += 1;
             }
