@@ -506,7 +506,7 @@ impl Scan<'_> {
             let l = tally.line(line(first + j));
             window_len += i64::from(l);
             lens[j] = l;
-            ring[j + 1] = *tally.counts();
+            tally.copy_counts(&mut ring[j + 1]);
         }
         // A lower bound of the current window's bag bound (none yet).
         let mut bound: u64 = 0;
@@ -520,7 +520,7 @@ impl Scan<'_> {
             }
             let end_slot = if at_slots == 0 { n } else { at_slots - 1 };
             let entering = tally.line(line(start + n - 1));
-            ring[end_slot] = *tally.counts();
+            tally.copy_counts(&mut ring[end_slot]);
             window_len += i64::from(entering);
             let mut moved = u64::from(entering);
             // The line leaving is `start - 1`, whose length sits where the

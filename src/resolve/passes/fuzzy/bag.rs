@@ -257,6 +257,18 @@ impl<T: Count> Tally<T> {
             .expect("the bag's buckets")
     }
 
+    /// Copies the counts so far into `out`, in two halves: each is short
+    /// enough for the compiler to copy in registers, where the whole (192
+    /// bytes in `u16`) was a call to `memcpy` at each line of a scan, 8 %
+    /// of W3's time in process.
+    pub fn copy_counts(&self, out: &mut Counts<T>) {
+        const HALF: usize = BUCKETS / 2;
+        let counts = self.counts();
+        let (low, high) = out.split_at_mut(HALF);
+        low.copy_from_slice(&counts[..HALF]);
+        high.copy_from_slice(&counts[HALF..]);
+    }
+
     /// Counts `line`'s chars and returns the length in chars of the line
     /// normalized (trimmed, whitespace runs collapsed to one space): its
     /// chars not whitespace and one space between two words. The
