@@ -279,7 +279,7 @@ def main():
             f"| {r['dry_run_peak_rss_mb']:.0f} | {r['dry_run_rss_per_input']:.2f} | {'yes' if r['result_is_after'] else 'NO'} |"
         )
     print()
-    print(f"Whole process, ratio to the floor (median of {args.runs} runs each, taking turns; the floor reads the payload and the changed files, writes temps, fsyncs them, renames, fsyncs each folder once; 'parallel syncs': the same, {PARALLEL_SYNCS} fsyncs at a time; 'linked statically': the floor built with `crt-static` (and packed relocations when ours has them), as scripts/shipped builds ours; ours is {os.environ.get('BENCH_LINKING') or 'as built'}):")
+    print(f"Whole process, ratio to the floor (median of {args.runs} runs each, taking turns; the floor reads the payload and the changed files, writes temps, fsyncs them, renames, fsyncs each folder once; 'parallel syncs': the same, {PARALLEL_SYNCS} fsyncs at a time; 'linked statically': the floor built with `crt-static`, as scripts/shipped builds ours; ours is {os.environ.get('BENCH_LINKING') or 'as built'}):")
     print()
     head = "| workload | ours (ms) | floor (ms) | ratio | target ≤ 1.5x | floor, parallel syncs (ms) | ratio to it |"
     static = args.floor_static is not None
@@ -323,7 +323,7 @@ def main():
             "page_cache": page_cache,
             # The Cargo profile ours was built with (scripts/bench: release-lto).
             "profile": os.environ.get("BENCH_PROFILE_USED"),
-            # How ours is linked (scripts/shipped linking): static-pie+relr, static-pie or dynamic.
+            # How ours is linked (scripts/shipped linking): static-pie or dynamic.
             "linking": os.environ.get("BENCH_LINKING"),
             "targets": targets,
             "in_process": in_process,
