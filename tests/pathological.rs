@@ -582,3 +582,40 @@ fn a_long_fuzzy_search_keeps_the_deadline() {
         &[ErrorKind::NotFound, ErrorKind::Ambiguous],
     );
 }
+
+/// A fuzzy search of 20,000 lines, each with a typo, over a file of
+/// 40,000 short functions, in ASCII and beyond it: one distance alone is
+/// over 700 KB against 700 KB in a band of 140 KB, longer than the whole
+/// run may take (4.7 s and 6.5 s with a 1 s deadline). The distance reads
+/// the clock as it goes and gives up at the deadline.
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "timing: run with --release (scripts/test does)"
+)]
+fn one_long_fuzzy_distance_keeps_the_deadline() {
+    for tail in ["", " # \u{e9}"] {
+        let lines: Vec<String> = (0..40_000)
+            .map(|i| format!("def f_{i}(x):\n    return x + {i}{tail}\n"))
+            .collect();
+        let files = MemFiles::of(&[("f.py", lines.concat())]);
+        let search = lines[10_000..30_000].concat().replace("return", "retrun");
+        let payload = block("f.py", &search, "z\n");
+        let options = Options {
+            fuzzy: Some(0.8),
+            deadline: Duration::from_millis(1000),
+            ..Options::default()
+        };
+        let name = format!("fuzzy 20,000 lines{tail}");
+        let r = run(&name, &payload, &options, &files);
+        refused(
+            &name,
+            &r.outcome,
+            &[
+                ErrorKind::NotFound,
+                ErrorKind::Ambiguous,
+                ErrorKind::Deadline,
+            ],
+        );
+    }
+}

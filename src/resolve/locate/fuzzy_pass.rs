@@ -50,7 +50,8 @@ impl Locator<'_> {
             .unwrap_or_else(|| match hint {
                 // The window chosen, if any, is then the only candidate.
                 None => {
-                    let seed = fuzzy::seed(lines, &search, floor, threshold + FUZZY_MARGIN);
+                    let seed =
+                        fuzzy::seed(lines, &search, floor, threshold + FUZZY_MARGIN, deadline);
                     told = self.tell_seed(lines, seed, threshold, (&search, &replace), r);
                     let margins = (threshold, FUZZY_MARGIN);
                     fuzzy::find_deciding_from(lines, &search, margins, seed, deadline)

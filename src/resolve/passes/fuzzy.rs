@@ -16,7 +16,7 @@ mod bag;
 mod cutoff;
 
 use bag::{Count, Counts, Tally};
-use cutoff::Cutoff;
+use cutoff::{Cutoff, Late};
 
 use super::keys::{Norm, View};
 use super::Lines;
@@ -202,7 +202,7 @@ pub fn find_deciding(
     deadline: Instant,
 ) -> FuzzyScan {
     let floor = (threshold - margin).max(0.0);
-    let seed = seed(file, search, floor, threshold + margin);
+    let seed = seed(file, search, floor, threshold + margin, deadline);
     find_deciding_from(file, search, (threshold, margin), seed, deadline)
 }
 
@@ -233,7 +233,13 @@ pub fn find_deciding_from(
 /// last line only when the first gives none at `enough` (a seed there
 /// raises the floor as far as it goes). Of windows equally similar, the
 /// first found.
-pub fn seed(file: &Lines, search: &[&str], floor: f64, enough: f64) -> Option<Scored> {
+pub fn seed(
+    file: &Lines,
+    search: &[&str],
+    floor: f64,
+    enough: f64,
+    deadline: Instant,
+) -> Option<Scored> {
     /// Places tried per line: a line found in many places says little.
     const PLACES: usize = 4;
     let n = search.len();
@@ -251,7 +257,12 @@ pub fn seed(file: &Lines, search: &[&str], floor: f64, enough: f64) -> Option<Sc
             let Some(start) = (at as usize).checked_sub(j).filter(|s| s + n <= file.len()) else {
                 continue;
             };
-            if let Some(similarity) = plain.window(file, start, floor).map(|w| w.similarity()) {
+            // Past the deadline the best so far: a seed only raises the
+            // scan's floor, and the scan, past it too, says it timed out.
+            let Ok(window) = plain.window_until(file, start, floor, deadline) else {
+                return best;
+            };
+            if let Some(similarity) = window.map(|w| w.similarity()) {
                 if best.is_none_or(|b| similarity > b.similarity) {
                     best = Some(Scored { start, similarity });
                 }
@@ -271,35 +282,140 @@ struct Scorer {
     /// Made when a window first needs it (ASCII, both).
     bytes: Option<levenshtein::BatchComparator<u8>>,
     /// The banded distance that gives up early, for a search longer than
-    /// a word (a shorter one's distance is one word's pass in `rapidfuzz`).
-    cutoff: Option<Cutoff>,
+    /// a word (a shorter one's distance is one word's pass in `rapidfuzz`),
+    /// over the search's chars as [`Alphabet`] numbers them.
+    cutoff: Option<(Cutoff, Alphabet)>,
     chars: Option<levenshtein::BatchComparator<char>>,
     needle: String,
     ascii: bool,
+    /// A window's chars as the alphabet numbers them (reused).
+    ids: Vec<u8>,
+}
+
+/// The search's chars numbered below 128, so that [`Cutoff`] (vectors per
+/// ASCII byte) reads any text: an ASCII search's chars are their own
+/// bytes; another's are numbered in order of first use, when it holds
+/// fewer than 128 distinct chars. A window's char the search does not
+/// hold gets a number the search does not use: it matches no char of
+/// the search, as it is, and a distance compares only a char of the
+/// search with a char of the window, so the distance is the chars'.
+struct Alphabet {
+    /// The numbers of the chars beyond ASCII (an ASCII search: none).
+    wide: HashMap<char, u8>,
+    /// Whether an ASCII char is its own number (an ASCII search).
+    ascii_is_itself: bool,
+    /// The numbers of the ASCII chars of a search beyond ASCII.
+    narrow: [Option<u8>; 128],
+    /// A number no char of the search has.
+    outside: u8,
+}
+
+impl Alphabet {
+    /// The search's alphabet and the search in its numbers; `None` when
+    /// it holds 128 distinct chars or more (or all 128 ASCII bytes).
+    fn of(needle: &str) -> Option<(Alphabet, Vec<u8>)> {
+        if needle.is_ascii() {
+            let mut used = [false; 128];
+            for b in needle.bytes() {
+                used[usize::from(b)] = true;
+            }
+            let outside = used.iter().position(|u| !u)? as u8;
+            let alphabet = Alphabet {
+                wide: HashMap::new(),
+                ascii_is_itself: true,
+                narrow: [None; 128],
+                outside,
+            };
+            return Some((alphabet, needle.as_bytes().to_vec()));
+        }
+        let (mut wide, mut narrow) = (HashMap::new(), [None; 128]);
+        let mut next = 0u8;
+        let mut ids = Vec::with_capacity(needle.len());
+        for c in needle.chars() {
+            let slot = if c.is_ascii() {
+                &mut narrow[c as usize]
+            } else {
+                wide.entry(c).or_insert(None)
+            };
+            let id = match *slot {
+                Some(id) => id,
+                None if next < 127 => {
+                    *slot = Some(next);
+                    next += 1;
+                    next - 1
+                }
+                None => return None,
+            };
+            ids.push(id);
+        }
+        let wide = wide
+            .into_iter()
+            .map(|(c, id)| (c, id.expect("numbered")))
+            .collect();
+        let alphabet = Alphabet {
+            wide,
+            ascii_is_itself: false,
+            narrow,
+            outside: next,
+        };
+        Some((alphabet, ids))
+    }
+
+    /// `text`'s chars in the alphabet's numbers, into `out`.
+    fn number(&self, text: &str, out: &mut Vec<u8>) {
+        out.clear();
+        out.extend(text.chars().map(|c| {
+            if c.is_ascii() {
+                if self.ascii_is_itself {
+                    c as u8
+                } else {
+                    self.narrow[c as usize].unwrap_or(self.outside)
+                }
+            } else {
+                self.wide.get(&c).copied().unwrap_or(self.outside)
+            }
+        }));
+    }
 }
 
 impl Scorer {
     fn new(needle: String) -> Scorer {
         let ascii = needle.is_ascii();
+        let cutoff = (needle.chars().nth(64).is_some())
+            .then(|| Alphabet::of(&needle))
+            .flatten()
+            .and_then(|(alphabet, ids)| Some((Cutoff::new(&ids)?, alphabet)));
         Scorer {
             bytes: None,
-            cutoff: (ascii && needle.len() > 64)
-                .then(|| Cutoff::new(needle.as_bytes()))
-                .flatten(),
+            cutoff,
             chars: None,
             ascii,
             needle,
+            ids: Vec::new(),
         }
     }
 
-    /// The distance of `window` from the needle, `None` above `max_dist`.
-    fn distance(&mut self, window: &str, max_dist: usize) -> Option<usize> {
+    /// The distance of `window` from the needle, `None` above `max_dist`;
+    /// [`Late`] past `deadline`, which the banded distance reads as it
+    /// goes (`rapidfuzz`'s, within a word's band or for a search of 128
+    /// distinct chars or more, only before it starts).
+    fn distance(
+        &mut self,
+        window: &str,
+        max_dist: usize,
+        deadline: Instant,
+    ) -> Result<Option<usize>, Late> {
         match &self.cutoff {
             // Within a word's band `rapidfuzz` runs one word.
-            Some(cutoff) if max_dist >= 32 && window.is_ascii() => {
-                cutoff.distance(window.as_bytes(), max_dist)
+            Some((cutoff, alphabet)) if max_dist >= 32 => {
+                if alphabet.ascii_is_itself && window.is_ascii() {
+                    return cutoff.distance(window.as_bytes(), max_dist, deadline);
+                }
+                alphabet.number(window, &mut self.ids);
+                cutoff.distance(&self.ids, max_dist, deadline)
             }
-            _ => self.distance_plain(window, max_dist),
+            _ if Instant::now() > deadline => Err(Late),
+            _ => Ok(self.distance_plain(window, max_dist)),
         }
     }
 
@@ -560,18 +676,20 @@ impl Scan<'_> {
             }
             // A window to score: its distance may take long (a search of
             // thousands of lines), so the clock is read before each one,
-            // not only every 256 windows.
+            // not only every 256 windows, and within it as it goes.
             if Instant::now() > deadline {
                 return (windows, true);
             }
             normalized_window(&mut normalized, |i| line(i), start, n);
             debug_assert_eq!(normalized.chars().count(), wl);
-            if let Some(distance) = scorer.distance(&normalized, max_dist) {
-                windows.push(Window {
+            match scorer.distance(&normalized, max_dist, deadline) {
+                Ok(Some(distance)) => windows.push(Window {
                     start,
                     distance,
                     longer,
-                });
+                }),
+                Ok(None) => {}
+                Err(Late) => return (windows, true),
             }
         }
         (windows, false)
@@ -639,8 +757,42 @@ impl Plain {
         }
     }
 
-    /// The window of `n` lines at `start`, when at or above `floor`.
+    /// The window of `n` lines at `start`, when at or above `floor`
+    /// (its distance by `rapidfuzz`, the definition).
     fn window(&mut self, file: &Lines, start: usize, floor: f64) -> Option<Window> {
+        let (max_dist, longer) = self.in_reach(file, start, floor)?;
+        let distance = self.scorer.distance_plain(&self.text, max_dist)?;
+        Some(Window {
+            start,
+            distance,
+            longer,
+        })
+    }
+
+    /// [`Plain::window`] by the scan's distance (the same, within the
+    /// cut-off), which gives up at `deadline`.
+    fn window_until(
+        &mut self,
+        file: &Lines,
+        start: usize,
+        floor: f64,
+        deadline: Instant,
+    ) -> Result<Option<Window>, Late> {
+        let Some((max_dist, longer)) = self.in_reach(file, start, floor) else {
+            return Ok(None);
+        };
+        let distance = self.scorer.distance(&self.text, max_dist, deadline)?;
+        Ok(distance.map(|distance| Window {
+            start,
+            distance,
+            longer,
+        }))
+    }
+
+    /// Normalizes the window at `start` into `self.text`; its cut-off at
+    /// `floor` and the longer length, when its length leaves it in reach
+    /// (a difference of lengths is a distance at least that large).
+    fn in_reach(&mut self, file: &Lines, start: usize, floor: f64) -> Option<(usize, usize)> {
         normalized_window(&mut self.text, |i| file.line(i), start, self.n);
         let wl = self.text.chars().count();
         let longer = wl.max(self.needle_len);
@@ -651,12 +803,7 @@ impl Plain {
         if wl.abs_diff(self.needle_len) > max_dist {
             return None;
         }
-        let distance = self.scorer.distance_plain(&self.text, max_dist)?;
-        Some(Window {
-            start,
-            distance,
-            longer,
-        })
+        Some((max_dist, longer))
     }
 }
 
@@ -844,6 +991,71 @@ mod tests {
                 assert_eq!(max_distance(t, longer), want, "{t} {longer}");
             }
         }
+    }
+
+    /// The scan's distance, through the alphabet's numbers, is
+    /// `rapidfuzz`'s over chars: searches and windows of ASCII and of
+    /// chars beyond it (windows holding chars the search lacks), at
+    /// cut-offs below, at and above the distance.
+    #[test]
+    fn the_numbered_distance_is_rapidfuzz_s() {
+        let mut rng = crate::test_rng::Rng::new(97);
+        let pools: [&[&str]; 3] = [
+            &["a", "b", " ", "(", "x"],
+            &["a", "é", "ß", " ", "\u{4e2d}", "b"],
+            &["é", "a", "\u{1f600}", "z", "\u{4e2d}", "ü", "\n"],
+        ];
+        let far = Instant::now() + Duration::from_secs(3600);
+        let mut within = 0;
+        for round in 0..600 {
+            let needle: String = (0..65 + rng.below(200))
+                .map(|_| *rng.pick(pools[round % 3]))
+                .collect();
+            let mut scorer = Scorer::new(needle.clone());
+            assert!(scorer.cutoff.is_some(), "{needle:?}");
+            for _ in 0..4 {
+                let chars: Vec<char> = needle.chars().collect();
+                let mut window = String::new();
+                for &c in &chars {
+                    match rng.below(12) {
+                        0 => {}
+                        1 => {
+                            let pool = pools[rng.below(3)];
+                            let piece: &&str = rng.pick(pool);
+                            window.push_str(piece);
+                        }
+                        2 => {
+                            window.push(c);
+                            let piece: &&str = rng.pick(pools[2]);
+                            window.push_str(piece);
+                        }
+                        _ => window.push(c),
+                    }
+                }
+                let d = scorer
+                    .distance_plain(&window, usize::MAX)
+                    .expect("no cut-off");
+                for k in [d.saturating_sub(1), d, d + 3, 32, 40, d / 2 + 32] {
+                    let want = scorer.distance_plain(&window, k);
+                    let got = scorer.distance(&window, k, far).expect("no deadline");
+                    assert_eq!(got, want, "{needle:?} {window:?} k {k}");
+                    within += usize::from(want.is_some());
+                }
+            }
+        }
+        assert!(within > 2_000, "{within}");
+    }
+
+    /// A search of 128 distinct chars or more has no banded distance
+    /// (its numbers would not fit the vectors): `rapidfuzz` scores it.
+    #[test]
+    fn a_search_of_many_chars_is_scored_plainly() {
+        let needle: String = (0..200u32)
+            .filter_map(|i| char::from_u32(0x4e00 + i))
+            .collect();
+        assert!(Scorer::new(needle).cutoff.is_none());
+        let ascii: String = (0u8..128).map(char::from).collect();
+        assert!(Scorer::new(ascii).cutoff.is_none());
     }
 
     /// The normalization's shortcuts write what `split_whitespace`

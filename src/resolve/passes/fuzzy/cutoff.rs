@@ -29,6 +29,8 @@
 //! the rows that step down) above `k` ends it: most far windows within
 //! their first 100-160 chars.
 
+use std::time::Instant;
+
 /// The search's match vectors, over bytes (both texts ASCII).
 pub struct Cutoff {
     /// `pm[c * words + w]`: the rows of word `w` whose byte is `c`, for
@@ -55,6 +57,14 @@ struct Word {
 /// How often (columns) the band's least value is read.
 const EVERY: usize = 8;
 
+/// How often (columns) the clock is read: a window of a few hundred KB
+/// in a band as wide is seconds of work (`tests/pathological.rs`).
+const CLOCK_EVERY: usize = 1 << 12;
+
+/// The deadline passed before the distance was known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Late;
+
 impl Cutoff {
     /// The match vectors of `needle`: `None` when it is empty or not
     /// ASCII.
@@ -73,15 +83,21 @@ impl Cutoff {
 
     /// The Levenshtein distance of `window` (ASCII, as the caller
     /// checks: a byte beyond it has no vectors, and reading them panics)
-    /// from the search, `None` when it is above `k`.
-    pub fn distance(&self, window: &[u8], k: usize) -> Option<usize> {
+    /// from the search, `None` when it is above `k`; [`Late`] when the
+    /// clock, read every [`CLOCK_EVERY`] columns, is past `deadline`.
+    pub fn distance(
+        &self,
+        window: &[u8],
+        k: usize,
+        deadline: Instant,
+    ) -> Result<Option<usize>, Late> {
         debug_assert!(window.is_ascii());
         let (m, n) = (self.m, window.len());
         if m.abs_diff(n) > k {
-            return None;
+            return Ok(None);
         }
         if n == 0 {
-            return Some(m);
+            return Ok(Some(m));
         }
         let words = self.words;
         // The band: diagonals `i - j` in `lo..=hi`.
@@ -133,12 +149,17 @@ impl Cutoff {
                 hp_carry = out_p;
                 hn_carry = out_n;
             }
-            if j % EVERY == 0 && j < n && self.least(&state, first..=last, (j, n)) > k as i64 {
-                return None;
+            if j % EVERY == 0 && j < n {
+                if self.least(&state, first..=last, (j, n)) > k as i64 {
+                    return Ok(None);
+                }
+                if j % CLOCK_EVERY == 0 && Instant::now() > deadline {
+                    return Err(Late);
+                }
             }
         }
         let d = state[words - 1].score as usize;
-        (d <= k).then_some(d)
+        Ok((d <= k).then_some(d))
     }
 
     /// A lower bound, over the rows of words `band` in column `j` (`n`
@@ -191,6 +212,11 @@ impl Cutoff {
 mod tests {
     use super::*;
     use rapidfuzz::distance::levenshtein;
+
+    /// A deadline no test reaches.
+    fn far() -> Instant {
+        Instant::now() + std::time::Duration::from_secs(3600)
+    }
 
     /// `rapidfuzz`'s distance with the same cut-off, on random texts of
     /// few letters (close and far ones, lengths across word boundaries,
@@ -246,7 +272,7 @@ mod tests {
                 m,
             ] {
                 let want = (d <= k).then_some(d);
-                assert_eq!(cutoff.distance(&b, k), want, "{a:?} {b:?} k {k}");
+                assert_eq!(cutoff.distance(&b, k, far()), Ok(want), "{a:?} {b:?} k {k}");
                 within += usize::from(want.is_some());
             }
         }
@@ -272,9 +298,9 @@ mod tests {
         let k = d / 2;
         assert!(k >= 32, "{d}");
         let cutoff = Cutoff::new(needle.as_bytes()).expect("not empty");
-        assert_eq!(cutoff.distance(window.as_bytes(), k), None);
-        assert_eq!(cutoff.distance(needle.as_bytes(), 0), Some(0));
-        assert_eq!(cutoff.distance(window.as_bytes(), d), Some(d));
+        assert_eq!(cutoff.distance(window.as_bytes(), k, far()), Ok(None));
+        assert_eq!(cutoff.distance(needle.as_bytes(), 0, far()), Ok(Some(0)));
+        assert_eq!(cutoff.distance(window.as_bytes(), d, far()), Ok(Some(d)));
     }
 
     /// Vectors are kept for ASCII bytes alone: a search beyond ASCII (or
@@ -286,7 +312,7 @@ mod tests {
         assert!(Cutoff::new("caf\u{e9} = 1".as_bytes()).is_none());
         let all: Vec<u8> = (0..128).collect();
         let cutoff = Cutoff::new(&all).expect("ASCII");
-        assert_eq!(cutoff.distance(&all, 0), Some(0));
-        assert_eq!(cutoff.distance(&all[1..], 1), Some(1));
+        assert_eq!(cutoff.distance(&all, 0, far()), Ok(Some(0)));
+        assert_eq!(cutoff.distance(&all[1..], 1, far()), Ok(Some(1)));
     }
 }
