@@ -733,6 +733,10 @@ pub fn find_near_plain(
     }
 }
 
+/// The words of 64 rows (the search's length times the window's, over
+/// 64) under which one distance by `rapidfuzz` takes a few ms at most.
+const PLAIN_WORDS: usize = 1 << 22;
+
 /// Windows scored by the definition: normalized whole, their distance
 /// computed when their length leaves them in reach (a difference of
 /// lengths is a distance at least that large). [`find_near_plain`]
@@ -781,7 +785,17 @@ impl Plain {
         let Some((max_dist, longer)) = self.in_reach(file, start, floor) else {
             return Ok(None);
         };
-        let distance = self.scorer.distance(&self.text, max_dist, deadline)?;
+        // A short window's distance is quicker by `rapidfuzz` (the seed's
+        // windows are near the search: the banded one's early end does
+        // not come), and ends soon after the clock is read.
+        let distance = if self.needle_len.saturating_mul(longer) / 64 <= PLAIN_WORDS {
+            if Instant::now() > deadline {
+                return Err(Late);
+            }
+            self.scorer.distance_plain(&self.text, max_dist)
+        } else {
+            self.scorer.distance(&self.text, max_dist, deadline)?
+        };
         Ok(distance.map(|distance| Window {
             start,
             distance,
