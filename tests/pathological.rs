@@ -553,6 +553,22 @@ fn fifty_thousand_hunks_on_identical_lines() {
     refused("50k hunks identical", &r.outcome, &[ErrorKind::Ambiguous]);
 }
 
+/// A file of `functions` short functions (each line ending in `tail`),
+/// and a block whose search is the functions `searched`, each with a
+/// typo.
+fn typo_search(
+    functions: usize,
+    searched: std::ops::Range<usize>,
+    tail: &str,
+) -> (MemFiles, String) {
+    let lines: Vec<String> = (0..functions)
+        .map(|i| format!("def f_{i}(x):\n    return x + {i}{tail}\n"))
+        .collect();
+    let files = MemFiles::of(&[("f.py", lines.concat())]);
+    let search = lines[searched].concat().replace("return", "retrun");
+    (files, block("f.py", &search, "z\n"))
+}
+
 /// A fuzzy search of 2,500 lines, each with a typo, over a file of 10,000
 /// short functions: every window near it is scored in full, each score
 /// a distance over 60 KB. The scan read the clock every 256 windows, so
@@ -564,12 +580,7 @@ fn fifty_thousand_hunks_on_identical_lines() {
     ignore = "timing: run with --release (scripts/test does)"
 )]
 fn a_long_fuzzy_search_keeps_the_deadline() {
-    let lines: Vec<String> = (0..5_000)
-        .map(|i| format!("def f_{i}(x):\n    return x + {i}\n"))
-        .collect();
-    let files = MemFiles::of(&[("f.py", lines.concat())]);
-    let search = lines[1000..3500].concat().replace("return", "retrun");
-    let payload = block("f.py", &search, "z\n");
+    let (files, payload) = typo_search(5_000, 1000..3500, "");
     let options = Options {
         fuzzy: Some(0.8),
         deadline: Duration::from_millis(1500),
@@ -595,12 +606,7 @@ fn a_long_fuzzy_search_keeps_the_deadline() {
 )]
 fn one_long_fuzzy_distance_keeps_the_deadline() {
     for tail in ["", " # \u{e9}"] {
-        let lines: Vec<String> = (0..40_000)
-            .map(|i| format!("def f_{i}(x):\n    return x + {i}{tail}\n"))
-            .collect();
-        let files = MemFiles::of(&[("f.py", lines.concat())]);
-        let search = lines[10_000..30_000].concat().replace("return", "retrun");
-        let payload = block("f.py", &search, "z\n");
+        let (files, payload) = typo_search(40_000, 10_000..30_000, tail);
         let options = Options {
             fuzzy: Some(0.8),
             deadline: Duration::from_millis(1000),

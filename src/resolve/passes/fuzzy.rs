@@ -1028,9 +1028,8 @@ mod tests {
             let mut scorer = Scorer::new(needle.clone());
             assert!(scorer.cutoff.is_some(), "{needle:?}");
             for _ in 0..4 {
-                let chars: Vec<char> = needle.chars().collect();
                 let mut window = String::new();
-                for &c in &chars {
+                for c in needle.chars() {
                     match rng.below(12) {
                         0 => {}
                         1 => {

@@ -31,7 +31,9 @@
 
 use std::time::Instant;
 
-/// The search's match vectors, over bytes (both texts ASCII).
+/// The search's match vectors, over numbers below 128: an ASCII text's
+/// bytes, or the chars of any text as `Alphabet` in `fuzzy.rs` numbers
+/// them.
 pub struct Cutoff {
     /// `pm[c * words + w]`: the rows of word `w` whose byte is `c`, for
     /// the 128 ASCII bytes (the only ones either text holds: 11 KB for a
@@ -81,8 +83,9 @@ impl Cutoff {
         Some(Cutoff { pm, words, m })
     }
 
-    /// The Levenshtein distance of `window` (ASCII, as the caller
-    /// checks: a byte beyond it has no vectors, and reading them panics)
+    /// The Levenshtein distance of `window` (numbers below 128, as the
+    /// caller checks: a number beyond has no vectors, and reading them
+    /// panics)
     /// from the search, `None` when it is above `k`; [`Late`] when the
     /// clock, read every [`CLOCK_EVERY`] columns, is past `deadline`.
     pub fn distance(
